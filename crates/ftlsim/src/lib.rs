@@ -1,0 +1,2 @@
+//! ftlsim core: a fast, deterministic flash storage stack simulator.
+pub mod analytic;
