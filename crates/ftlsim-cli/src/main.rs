@@ -1,1 +1,142 @@
-fn main() {}
+//! `ftlsim`: the command-line front of the ftlsim library.
+
+mod bench;
+mod load;
+mod output;
+mod validate;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+
+#[derive(Parser)]
+#[command(name = "ftlsim", version, about = "Fast, deterministic flash storage stack simulator")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Simulate a config and report the measured window.
+    Run {
+        /// TOML config; omitted, the built-in defaults are used.
+        config: Option<PathBuf>,
+        /// Override a config key, e.g. --set device.blocks=1024 (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+        /// Print one JSON object on stdout instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Write summary.json, summary.csv, timeseries.csv and waf.svg here.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Run the invariant checker throughout the run (slow).
+        #[arg(long)]
+        check: bool,
+    },
+    /// Compare simulated WAF with the analytical models; non-zero exit on a miss.
+    Validate {
+        /// A smaller set of cases that fits in CI.
+        #[arg(long)]
+        quick: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Measure simulation throughput and memory.
+    Bench {
+        /// A 4096-block device instead of the 64 GiB one.
+        #[arg(long)]
+        quick: bool,
+        /// Timed segments per case (the median is reported).
+        #[arg(long, default_value_t = 3)]
+        segments: usize,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn progress_bar(total: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template("{msg:>12} [{bar:40}] {percent:>3}% eta {eta}")
+            .expect("static template")
+            .progress_chars("=> "),
+    );
+    bar
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Run { config, sets, json, out, check } => {
+            let cfg = load::load_config(config.as_deref(), &sets)?;
+            eprintln!("ftlsim: seed {}", cfg.workload.seed);
+            let bar = progress_bar(100);
+            let started = std::time::Instant::now();
+            let report = ftlsim::run(&cfg, &ftlsim::RunOptions { check }, &mut |p| {
+                bar.set_length(p.total.max(1));
+                bar.set_position(p.done.min(p.total));
+                bar.set_message(format!("{:?}", p.phase).to_lowercase());
+            })?;
+            bar.finish_and_clear();
+            eprintln!(
+                "ftlsim: simulated {} host page writes in {:.2} s",
+                report.precondition_pages + report.warmup_pages + report.host_write_pages,
+                started.elapsed().as_secs_f64()
+            );
+            if json {
+                println!("{}", serde_json::to_string(&report)?);
+            } else {
+                print!("{}", output::summary_table(&cfg, &report));
+            }
+            if let Some(dir) = out {
+                output::write_outputs(&dir, &report)?;
+                eprintln!("ftlsim: wrote {}", dir.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Validate { quick, json } => {
+            let results = validate::run_validation(quick, &mut |i, n, name| {
+                if std::io::stderr().is_terminal() {
+                    eprint!("\r\x1b[K[{}/{n}] {name}", i + 1);
+                }
+            })?;
+            if std::io::stderr().is_terminal() {
+                eprint!("\r\x1b[K");
+            }
+            if json {
+                println!("{}", serde_json::to_string(&serde_json::json!({ "cases": results }))?);
+            } else {
+                print!("{}", validate::render(&results));
+            }
+            Ok(if results.iter().all(|r| r.pass) { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+        Command::Bench { quick, segments, json } => {
+            let report = bench::run_bench(quick, segments, &mut |name| eprintln!("bench: {name}"))?;
+            if json {
+                println!("{}", serde_json::to_string(&report)?);
+            } else {
+                print!("{}", bench::render(&report));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("ftlsim: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

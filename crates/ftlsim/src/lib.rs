@@ -1,2 +1,19 @@
 //! ftlsim core: a fast, deterministic flash storage stack simulator.
+//!
+//! Pure and deterministic: no file or network I/O, one named PRNG stream per
+//! consumer derived from the run seed, logical time counted in host page writes.
+
 pub mod analytic;
+pub mod config;
+pub mod error;
+pub mod flash;
+pub mod ftl;
+pub mod metrics;
+pub mod rng;
+pub mod sim;
+pub mod workload;
+
+pub use config::Config;
+pub use error::{ConfigError, SimError};
+pub use ftl::{Ssd, SsdOptions};
+pub use sim::{run, Progress, Report, RunOptions, Simulation};

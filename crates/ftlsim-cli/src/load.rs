@@ -1,0 +1,114 @@
+//! Loading a run config: a TOML file, then `--set key=value` overrides, then
+//! serde (with the path of any bad key) and the core's own validation.
+
+use std::path::Path;
+
+use anyhow::{anyhow, bail, Context, Result};
+use ftlsim::Config;
+
+/// Parses `value` as a TOML value (number, bool, array, quoted string), or
+/// failing that as a bare string, so `--set ftl.gc_policy=fifo` works unquoted.
+fn parse_value(value: &str) -> toml::Value {
+    match toml::from_str::<toml::Table>(&format!("v = {value}")) {
+        Ok(mut t) => t.remove("v").unwrap_or_else(|| toml::Value::String(value.to_string())),
+        Err(_) => toml::Value::String(value.to_string()),
+    }
+}
+
+/// Applies one `key.path=value` override to the table.
+pub fn apply_set(table: &mut toml::Table, assignment: &str) -> Result<()> {
+    let (key, value) = assignment
+        .split_once('=')
+        .ok_or_else(|| anyhow!("--set `{assignment}`: expected KEY=VALUE, e.g. device.blocks=1024"))?;
+    let key = key.trim();
+    let parts: Vec<&str> = key.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        bail!("--set `{assignment}`: `{key}` is not a dotted key like device.blocks");
+    }
+    let mut cursor = table;
+    for (i, part) in parts[..parts.len() - 1].iter().enumerate() {
+        let entry = cursor.entry(part.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        cursor = entry
+            .as_table_mut()
+            .ok_or_else(|| anyhow!("--set `{assignment}`: `{}` is a value, not a section", parts[..=i].join(".")))?;
+    }
+    cursor.insert(parts[parts.len() - 1].to_string(), parse_value(value.trim()));
+    Ok(())
+}
+
+/// Turns a TOML table into a validated config; errors name the key.
+pub fn config_from_table(table: toml::Table, origin: &str) -> Result<Config> {
+    let config: Config = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." || path.is_empty() {
+            anyhow!("{origin}: {inner}")
+        } else {
+            anyhow!("{origin}: config key `{path}`: {inner}")
+        }
+    })?;
+    config.validate().map_err(|e| anyhow!("{origin}: {e}"))?;
+    Ok(config)
+}
+
+/// Reads the TOML file (when given) and applies the overrides.
+pub fn load_config(path: Option<&Path>, sets: &[String]) -> Result<Config> {
+    let (mut table, origin) = match path {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).with_context(|| format!("cannot read config {}", p.display()))?;
+            let table: toml::Table = toml::from_str(&text).map_err(|e| {
+                let place = e
+                    .span()
+                    .map(|s| {
+                        let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
+                        format!(":{line}")
+                    })
+                    .unwrap_or_default();
+                anyhow!("{}{place}: {}", p.display(), e.message())
+            })?;
+            (table, p.display().to_string())
+        }
+        None => (toml::Table::new(), "built-in defaults".to_string()),
+    };
+    for s in sets {
+        apply_set(&mut table, s)?;
+    }
+    let origin = if sets.is_empty() { origin } else { format!("{origin} with --set") };
+    config_from_table(table, &origin)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(toml_text: &str, sets: &[&str]) -> Result<Config> {
+        let mut table: toml::Table = toml::from_str(toml_text)?;
+        for s in sets {
+            apply_set(&mut table, s)?;
+        }
+        config_from_table(table, "test.toml")
+    }
+
+    #[test]
+    fn set_overrides_file_and_parses_types() {
+        let c = load("[device]\nblocks = 128\n", &["device.blocks=256", "ftl.gc_policy=fifo", "workload.writes=3x"])
+            .unwrap();
+        assert_eq!(c.device.blocks, 256);
+        assert_eq!(c.ftl.gc_policy, ftlsim::config::GcPolicyName::Fifo);
+        assert_eq!(c.workload.writes, Some(ftlsim::config::Amount::Capacity(3.0)));
+    }
+
+    #[test]
+    fn errors_name_the_key() {
+        let e = load("[device]\nblokcs = 1\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("blokcs"), "{e}");
+        let e = load("[device]\nblocks = \"many\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("device.blocks"), "{e}");
+        let e = load("", &["device.spare_factor=1.5"]).unwrap_err().to_string();
+        assert!(e.contains("device.spare_factor") && e.contains("(0, 1)"), "{e}");
+        let e = load("", &["workload.writes=lots"]).unwrap_err().to_string();
+        assert!(e.contains("workload.writes"), "{e}");
+        let e = load("", &["nokey"]).unwrap_err().to_string();
+        assert!(e.contains("KEY=VALUE"), "{e}");
+    }
+}

@@ -1,0 +1,149 @@
+//! Presenting a run: a readable table, JSON, CSV, and an SVG plot of WAF over time.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use ftlsim::metrics::SeriesRow;
+use ftlsim::{Config, Report};
+use plotters::prelude::*;
+
+fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or_else(|| "-".to_string(), |x| x.to_string())
+}
+
+fn human_bytes(bytes: f64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = bytes;
+    let mut i = 0;
+    while v >= 1024.0 && i + 1 < UNITS.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    format!("{v:.1} {}", UNITS[i])
+}
+
+/// The summary a person reads at the terminal.
+pub fn summary_table(cfg: &Config, r: &Report) -> String {
+    let mut s = String::new();
+    let d = &cfg.device;
+    let capacity = r.logical_pages as f64 * f64::from(d.page_bytes);
+    let _ = writeln!(
+        s,
+        "device    {} blocks x {} pages x {} B, spare factor {} ({} logical, {} physical pages, {})",
+        d.blocks,
+        d.pages_per_block,
+        d.page_bytes,
+        d.spare_factor,
+        r.logical_pages,
+        r.physical_pages,
+        human_bytes(capacity)
+    );
+    let _ = writeln!(
+        s,
+        "ftl       gc {:?}, frontiers {:?}, watermarks {}/{}",
+        cfg.ftl.gc_policy, cfg.ftl.frontiers, cfg.ftl.gc_low_watermark, cfg.ftl.gc_high_watermark
+    );
+    let _ = writeln!(
+        s,
+        "workload  {:?}, seed {}, precondition {} pages, warm-up {} pages",
+        cfg.workload.kind, r.seed, r.precondition_pages, r.warmup_pages
+    );
+    let _ = writeln!(s, "measured window:");
+    let rows: Vec<(&str, String)> = vec![
+        ("host write pages", r.host_write_pages.to_string()),
+        ("host read pages", format!("{} ({} unmapped)", r.host_read_pages, r.host_read_unmapped_pages)),
+        ("host trim pages", r.host_trim_pages.to_string()),
+        ("NAND write pages", r.nand_write_pages.to_string()),
+        ("GC copy pages", r.gc_copy_pages.to_string()),
+        ("WAF", format!("{:.4}", r.waf)),
+        ("GC count (victims)", r.gc_count.to_string()),
+        ("erases", r.erase_count.to_string()),
+        (
+            "erase count per block",
+            format!("max {} min {} mean {:.2} stddev {:.2}", r.erase_max, r.erase_min, r.erase_mean, r.erase_stddev),
+        ),
+        (
+            "page survival (host writes)",
+            match r.survival_mean {
+                Some(mean) => format!(
+                    "mean {:.0} p50 {} p90 {} p99 {} p99.9 {}",
+                    mean,
+                    opt(r.survival_p50),
+                    opt(r.survival_p90),
+                    opt(r.survival_p99),
+                    opt(r.survival_p999)
+                ),
+                None => "off".to_string(),
+            },
+        ),
+        (
+            "estimated lifetime",
+            match (r.lifetime_host_write_bytes, r.lifetime_drive_writes) {
+                (Some(b), Some(dw)) => format!("{} of host writes ({dw:.0} drive writes)", human_bytes(b)),
+                _ => "unbounded (no P/E limit or no erases)".to_string(),
+            },
+        ),
+        (
+            "end of life",
+            if r.end_of_life { format!("yes: {} blocks retired", r.retired_blocks) } else { "no".to_string() },
+        ),
+        ("state per physical page", format!("{:.2} B", r.state_bytes_per_physical_page)),
+    ];
+    for (k, v) in rows {
+        let _ = writeln!(s, "  {k:<28} {v}");
+    }
+    s
+}
+
+/// Writes summary.json, summary.csv, timeseries.csv and waf.svg into `dir`.
+pub fn write_outputs(dir: &Path, report: &Report) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create output directory {}", dir.display()))?;
+    let json = serde_json::to_string_pretty(report)? + "\n";
+    let path = dir.join("summary.json");
+    std::fs::write(&path, json).with_context(|| format!("cannot write {}", path.display()))?;
+    let path = dir.join("summary.csv");
+    let mut w = csv::Writer::from_path(&path).with_context(|| format!("cannot write {}", path.display()))?;
+    w.serialize(report)?;
+    w.flush()?;
+    let path = dir.join("timeseries.csv");
+    let mut w = csv::Writer::from_path(&path).with_context(|| format!("cannot write {}", path.display()))?;
+    for row in &report.series {
+        w.serialize(row)?;
+    }
+    w.flush()?;
+    plot_waf(&dir.join("waf.svg"), &report.series, report.logical_pages)
+}
+
+/// WAF per window and cumulative measured WAF against host writes in drive writes.
+pub fn plot_waf(path: &Path, series: &[SeriesRow], logical_pages: u64) -> Result<()> {
+    let x = |r: &SeriesRow| r.host_write_pages as f64 / logical_pages.max(1) as f64;
+    let x_max = series.last().map_or(1.0, x).max(1e-9);
+    let y_max = series.iter().map(|r| r.window_waf.max(r.measured_waf)).fold(1.0f64, f64::max) * 1.1;
+    let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| anyhow::anyhow!("plot {}: {e}", path.display()))?;
+    let draw = || -> Result<(), Box<dyn std::error::Error + '_>> {
+        let mut chart = ChartBuilder::on(&root)
+            .caption("WAF over time", ("sans-serif", 22))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(50)
+            .build_cartesian_2d(0.0..x_max, 0.0..y_max)?;
+        chart.configure_mesh().x_desc("host writes (x logical capacity)").y_desc("WAF").draw()?;
+        chart
+            .draw_series(LineSeries::new(series.iter().map(|r| (x(r), r.window_waf)), &BLUE))?
+            .label("window WAF")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE));
+        chart
+            .draw_series(LineSeries::new(
+                series.iter().filter(|r| r.measured_waf > 0.0).map(|r| (x(r), r.measured_waf)),
+                &RED,
+            ))?
+            .label("measured-window WAF")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED));
+        chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw()?;
+        root.present()?;
+        Ok(())
+    };
+    draw().map_err(|e| anyhow::anyhow!("plot {}: {e}", path.display()))
+}

@@ -1,0 +1,66 @@
+//! SPC traces (UMass Trace Repository: Financial, WebSearch), CSV:
+//!
+//! `ASU,LBA,Size,Opcode,Timestamp[,extra...]`
+//!
+//! * `ASU`: application storage unit number → device;
+//! * `LBA`: 512-byte sectors; `Size`: bytes;
+//! * `Opcode`: `r`/`R` read, `w`/`W` write;
+//! * `Timestamp`: seconds (decimal) since the start of the trace.
+//!
+//! Extra trailing fields are ignored. A first line starting with a letter
+//! is taken as a header and skipped.
+
+use crate::error::{shorten, LineError};
+use crate::open::Format;
+use crate::record::{TraceOp, TraceRecord};
+use crate::text::{
+    check_count, check_end, check_length, looks_like_header, parse_time_ns, parse_u32, parse_u64,
+    sectors_to_bytes, split_sep, LineParser, Parsed,
+};
+
+pub(crate) struct SpcParser;
+
+impl SpcParser {
+    pub(crate) fn new() -> Self {
+        SpcParser
+    }
+}
+
+impl LineParser for SpcParser {
+    fn format(&self) -> Format {
+        Format::Spc
+    }
+
+    fn parse(
+        &mut self,
+        line: &str,
+        first: bool,
+        rec: &mut TraceRecord,
+    ) -> Result<Parsed, LineError> {
+        if first && looks_like_header(line) {
+            return Ok(Parsed::Header);
+        }
+        let mut f = [""; 5];
+        let n = split_sep(line, ',', &mut f);
+        check_count(n, 5, usize::MAX)?;
+        rec.device = Some(parse_u32(1, "ASU", f[0])?);
+        let lba = parse_u64(2, "LBA", f[1])?;
+        rec.offset_bytes = sectors_to_bytes(2, "LBA", f[1], lba)?;
+        rec.length_bytes = check_length(3, "Size", f[2], parse_u64(3, "Size", f[2])?)?;
+        check_end(2, "LBA", f[1], rec.offset_bytes, rec.length_bytes)?;
+        rec.op = match f[3] {
+            "r" | "R" => TraceOp::Read,
+            "w" | "W" => TraceOp::Write,
+            other => {
+                return Err(LineError::UnknownOpcode {
+                    field: 4,
+                    name: "Opcode",
+                    value: shorten(other),
+                    expected: "r or w",
+                })
+            }
+        };
+        rec.time_ns = parse_time_ns(5, "Timestamp", f[4], 1_000_000_000)?;
+        Ok(Parsed::Record)
+    }
+}

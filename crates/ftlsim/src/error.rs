@@ -1,0 +1,37 @@
+//! Errors the core reports. Every one names what is wrong in words a user can act on.
+
+use thiserror::Error;
+
+/// A configuration value that cannot describe a device or workload.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[error("config key `{key}`: {message}")]
+pub struct ConfigError {
+    /// Dotted path of the offending key, e.g. `device.spare_factor`.
+    pub key: String,
+    pub message: String,
+}
+
+impl ConfigError {
+    pub fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { key: key.into(), message: message.into() }
+    }
+}
+
+/// Errors raised while simulating.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum SimError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// Garbage collection found no block whose reclamation frees space: every
+    /// candidate is fully valid. The device is full; looping would never end.
+    #[error("device full: no reclaimable block (all {closed_blocks} closed blocks hold only valid pages; free blocks: {free_blocks})")]
+    DeviceFull { closed_blocks: u32, free_blocks: u32 },
+    /// Enough blocks reached the P/E cycle limit that the device can no
+    /// longer hold its logical capacity.
+    #[error("end of life: {retired_blocks} blocks retired at the P/E limit; the device cannot hold its logical space")]
+    EndOfLife { retired_blocks: u32 },
+    #[error("logical page {lpn} is outside the logical space of {logical_pages} pages")]
+    OutOfRange { lpn: u64, logical_pages: u64 },
+    #[error("invariant violated: {0}")]
+    Invariant(String),
+}

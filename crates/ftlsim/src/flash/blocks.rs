@@ -1,0 +1,56 @@
+//! Per-block state, kept as parallel arrays (struct of arrays) so that the
+//! fields touched on every page write (valid count, write pointer) stay dense in cache.
+
+use super::NONE;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum BlockState {
+    /// Erased and in the free pool.
+    Free,
+    /// Owned by a frontier and being programmed.
+    Open,
+    /// Fully programmed; a GC victim candidate.
+    Full,
+    /// Past the P/E cycle limit; never used again.
+    Retired,
+}
+
+#[derive(Debug, Clone)]
+pub struct BlockTable {
+    pub state: Vec<BlockState>,
+    /// Pages in the block that hold live data.
+    pub valid: Vec<u32>,
+    /// Next page offset to program.
+    pub write_ptr: Vec<u32>,
+    pub erase_count: Vec<u32>,
+    /// Index of the frontier that opened the block (NONE when not open or full).
+    pub owner: Vec<u32>,
+    /// Order in which blocks were opened: FIFO victim order and a tiebreak.
+    pub seq: Vec<u64>,
+    /// Logical time (host page writes) when the block was last programmed.
+    pub last_write_at: Vec<u64>,
+}
+
+impl BlockTable {
+    pub fn new(blocks: u32) -> Self {
+        let n = blocks as usize;
+        Self {
+            state: vec![BlockState::Free; n],
+            valid: vec![0; n],
+            write_ptr: vec![0; n],
+            erase_count: vec![0; n],
+            owner: vec![NONE; n],
+            seq: vec![0; n],
+            last_write_at: vec![0; n],
+        }
+    }
+
+    pub fn len(&self) -> u32 {
+        self.state.len() as u32
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.state.is_empty()
+    }
+}

@@ -1,0 +1,57 @@
+//! Flash geometry: page size, pages per block, blocks, and the channel/LUN/plane
+//! hierarchy that the timing model maps blocks onto.
+
+use serde::Serialize;
+
+use crate::config::DeviceConfig;
+
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub struct Geometry {
+    pub page_bytes: u32,
+    pub pages_per_block: u32,
+    pub blocks: u32,
+    pub channels: u32,
+    pub luns_per_channel: u32,
+    pub planes_per_lun: u32,
+}
+
+impl Geometry {
+    pub fn from_config(d: &DeviceConfig) -> Self {
+        Self {
+            page_bytes: d.page_bytes,
+            pages_per_block: d.pages_per_block,
+            blocks: d.blocks,
+            channels: d.channels,
+            luns_per_channel: d.luns_per_channel,
+            planes_per_lun: d.planes_per_lun,
+        }
+    }
+
+    pub fn physical_pages(&self) -> u64 {
+        u64::from(self.blocks) * u64::from(self.pages_per_block)
+    }
+
+    #[inline]
+    pub fn block_of(&self, ppn: u32) -> u32 {
+        ppn / self.pages_per_block
+    }
+
+    #[inline]
+    pub fn first_page(&self, block: u32) -> u32 {
+        block * self.pages_per_block
+    }
+
+    pub fn luns(&self) -> u32 {
+        self.channels * self.luns_per_channel
+    }
+
+    /// Blocks are striped across planes, then LUNs, then channels, so that
+    /// consecutive block numbers land on different parallel units.
+    pub fn lun_of_block(&self, block: u32) -> u32 {
+        (block / self.planes_per_lun) % self.luns()
+    }
+
+    pub fn channel_of_lun(&self, lun: u32) -> u32 {
+        lun % self.channels
+    }
+}

@@ -1,0 +1,499 @@
+//! The page-mapped FTL: mapping, frontiers and allocation, garbage collection,
+//! wear leveling. `Ssd` is the device the host layers write to.
+//!
+//! State per page (the "habits that keep it fast" of DESIGN.md):
+//! * L2P: one `MapEntry` per logical page, 8 bytes: the PPN and the logical
+//!   time the host wrote the data. Keeping the write time beside the PPN means
+//!   an overwrite finds the dying page's age in the entry it already touches,
+//!   so survival time costs no extra cache miss.
+//! * OOB: one LPN per physical page, 4 bytes (the page's out-of-band area).
+//!   A page is valid exactly when `l2p[oob[ppn]].ppn == ppn`, so no valid
+//!   bitmap has to be kept in step. The write time of a valid page is
+//!   `l2p[oob[ppn]].written_at`.
+//! * Optional content tags, 8 bytes per physical page, only when asked for
+//!   (tests and content-aware features).
+//!
+//! Hence at most 12 bytes per physical page without content tracking.
+
+pub mod check;
+pub mod free_pool;
+pub mod frontier;
+pub mod victim;
+
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::config::Config;
+use crate::error::SimError;
+use crate::flash::{BlockState, BlockTable, Geometry, Lpn, Ppn, NONE};
+use crate::metrics::{Counters, LogHistogram, WearSummary};
+use crate::rng;
+use free_pool::FreePool;
+use frontier::{Frontier, Placement};
+use victim::{VictimIndex, VictimPolicy};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C)]
+pub struct MapEntry {
+    pub ppn: Ppn,
+    /// Logical time of the host write, truncated to 32 bits: survival times
+    /// are wrapping differences, exact for pages that live under 2^32 writes.
+    pub written_at: u32,
+}
+
+const UNMAPPED: MapEntry = MapEntry { ppn: NONE, written_at: 0 };
+
+/// Why pages are being migrated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reclaim {
+    Gc,
+    WearLeveling,
+}
+
+/// What a page read found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageRead {
+    pub ppn: Ppn,
+    /// The content tag written with the page (0 when content is not tracked).
+    pub content: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct SsdOptions {
+    pub track_content: bool,
+    pub survival: bool,
+}
+
+impl Default for SsdOptions {
+    fn default() -> Self {
+        Self { track_content: false, survival: true }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Ssd {
+    pub(crate) geo: Geometry,
+    pub(crate) logical_pages: u32,
+    pub(crate) l2p: Vec<MapEntry>,
+    /// OOB: the LPN each physical page was programmed with.
+    pub(crate) oob_lpn: Vec<Lpn>,
+    pub(crate) content: Option<Vec<u64>>,
+    pub(crate) blocks: BlockTable,
+    pub(crate) pool: FreePool,
+    pub(crate) victims: VictimIndex,
+    pub(crate) frontiers: Vec<Frontier>,
+    pub(crate) placement: Placement,
+    gc_rng: Xoshiro256PlusPlus,
+    /// Logical time: host page writes so far.
+    pub(crate) now: u64,
+    next_seq: u64,
+    gc_low: u32,
+    gc_high: u32,
+    pe_limit: u32,
+    wl_threshold: u32,
+    erases_since_wl_check: u32,
+    pub(crate) retired: u32,
+    /// Blocks the device needs to hold its logical space and keep GC going.
+    min_usable_blocks: u32,
+    /// GC staging buffer: (LPN, content) of the victim's valid pages.
+    gc_buffer: Vec<(Lpn, u64)>,
+    pub counters: Counters,
+    pub survival: Option<LogHistogram>,
+}
+
+impl Ssd {
+    /// Builds an erased device. The config must have passed `Config::validate`.
+    pub fn new(cfg: &Config, options: &SsdOptions) -> Result<Self, SimError> {
+        cfg.validate()?;
+        let geo = Geometry::from_config(&cfg.device);
+        let logical_pages = u32::try_from(cfg.logical_pages()).expect("validated: pages fit in u32");
+        let physical = geo.physical_pages() as usize;
+        let placement = Placement::from_mode(cfg.ftl.frontiers);
+        let frontiers = placement.frontiers();
+        let blocks = BlockTable::new(geo.blocks);
+        let mut pool = FreePool::default();
+        for b in 0..geo.blocks {
+            pool.insert(b, 0);
+        }
+        let ppb = geo.pages_per_block;
+        let min_usable_blocks = logical_pages.div_ceil(ppb) + frontiers.len() as u32 + 1;
+        // With wear-out on, a victim can retire at its erase instead of
+        // returning to the pool; one free block kept in reserve gives its
+        // valid pages a home. Without wear-out no reserve is needed.
+        let gc_low = if cfg.device.pe_cycle_limit > 0 {
+            cfg.ftl.gc_low_watermark.max(1)
+        } else {
+            cfg.ftl.gc_low_watermark
+        };
+        Ok(Self {
+            geo,
+            logical_pages,
+            l2p: vec![UNMAPPED; logical_pages as usize],
+            oob_lpn: vec![NONE; physical],
+            content: options.track_content.then(|| vec![0; physical]),
+            blocks,
+            pool,
+            victims: VictimIndex::new(
+                VictimPolicy::from_config(cfg.ftl.gc_policy, cfg.ftl.gc_choices),
+                geo.blocks,
+                ppb,
+            ),
+            frontiers,
+            placement,
+            gc_rng: rng::stream(cfg.workload.seed, "gc"),
+            now: 0,
+            next_seq: 0,
+            gc_low,
+            gc_high: cfg.ftl.gc_high_watermark.max(gc_low),
+            pe_limit: cfg.device.pe_cycle_limit,
+            wl_threshold: cfg.ftl.wear_leveling_threshold,
+            erases_since_wl_check: 0,
+            retired: 0,
+            min_usable_blocks,
+            gc_buffer: Vec::with_capacity(ppb as usize),
+            counters: Counters::default(),
+            survival: options.survival.then(LogHistogram::default),
+        })
+    }
+
+    pub fn geometry(&self) -> &Geometry {
+        &self.geo
+    }
+
+    pub fn logical_pages(&self) -> u32 {
+        self.logical_pages
+    }
+
+    /// Logical time: host page writes so far.
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    pub fn free_blocks(&self) -> u32 {
+        self.pool.len()
+    }
+
+    pub fn retired_blocks(&self) -> u32 {
+        self.retired
+    }
+
+    pub fn erase_counts(&self) -> &[u32] {
+        &self.blocks.erase_count
+    }
+
+    pub fn wear(&self) -> WearSummary {
+        WearSummary::of(&self.blocks.erase_count)
+    }
+
+    /// Bytes of simulator state per physical page (mapping, OOB, content, block table).
+    pub fn state_bytes_per_physical_page(&self) -> f64 {
+        let l2p = self.l2p.len() * std::mem::size_of::<MapEntry>();
+        let oob = self.oob_lpn.len() * std::mem::size_of::<Lpn>();
+        let content = self.content.as_ref().map_or(0, |c| c.len() * 8);
+        // state, valid, write_ptr, erase_count, owner, seq, last_write_at, plus victim links
+        let per_block = 1 + 4 + 4 + 4 + 4 + 8 + 8 + 8;
+        let blocks = self.geo.blocks as usize * per_block;
+        (l2p + oob + content + blocks) as f64 / self.geo.physical_pages() as f64
+    }
+
+    #[inline]
+    fn check_lpn(&self, lpn: u64) -> Result<Lpn, SimError> {
+        if lpn < u64::from(self.logical_pages) {
+            Ok(lpn as Lpn)
+        } else {
+            Err(SimError::OutOfRange { lpn, logical_pages: u64::from(self.logical_pages) })
+        }
+    }
+
+    /// Writes one logical page from the host. `content` is stored only when
+    /// content tracking is on.
+    #[inline]
+    pub fn write_page(&mut self, lpn: u64, stream: u16, content: u64) -> Result<(), SimError> {
+        let lpn = self.check_lpn(lpn)?;
+        self.now += 1;
+        self.counters.host_write_pages += 1;
+        let old = self.l2p[lpn as usize];
+        if old.ppn != NONE {
+            // Unmap before allocating: GC must not migrate the page this write kills.
+            self.l2p[lpn as usize].ppn = NONE;
+            self.invalidate(old);
+        }
+        let frontier = self.placement.host_frontier(stream);
+        let ppn = self.next_page(frontier, true)?;
+        self.program(ppn, lpn, content);
+        self.l2p[lpn as usize] = MapEntry { ppn, written_at: self.now as u32 };
+        Ok(())
+    }
+
+    /// Reads one logical page; `None` when it holds no data.
+    #[inline]
+    pub fn read_page(&mut self, lpn: u64) -> Result<Option<PageRead>, SimError> {
+        let lpn = self.check_lpn(lpn)?;
+        self.counters.host_read_pages += 1;
+        let ppn = self.l2p[lpn as usize].ppn;
+        if ppn == NONE {
+            self.counters.host_read_unmapped_pages += 1;
+            return Ok(None);
+        }
+        let content = self.content.as_ref().map_or(0, |c| c[ppn as usize]);
+        Ok(Some(PageRead { ppn, content }))
+    }
+
+    /// Discards one logical page: its data dies now and it reads as unmapped.
+    #[inline]
+    pub fn trim_page(&mut self, lpn: u64) -> Result<(), SimError> {
+        let lpn = self.check_lpn(lpn)?;
+        self.counters.host_trim_pages += 1;
+        let old = self.l2p[lpn as usize];
+        if old.ppn != NONE {
+            self.l2p[lpn as usize] = UNMAPPED;
+            self.invalidate(old);
+        }
+        Ok(())
+    }
+
+    /// Flush: the page-mapped FTL has no volatile write buffer, so a flush
+    /// only counts (the timing model gives it a cost).
+    pub fn flush(&mut self) {
+        self.counters.flushes += 1;
+    }
+
+    /// The physical page an LPN maps to (`get_ppn`).
+    pub fn lookup(&self, lpn: u64) -> Option<Ppn> {
+        let lpn = self.check_lpn(lpn).ok()?;
+        let ppn = self.l2p[lpn as usize].ppn;
+        (ppn != NONE).then_some(ppn)
+    }
+
+    /// The LPN stored in a physical page's OOB, if the page holds live data (`get_lpn`).
+    pub fn reverse_lookup(&self, ppn: Ppn) -> Option<Lpn> {
+        let lpn = *self.oob_lpn.get(ppn as usize)?;
+        (lpn != NONE && self.l2p[lpn as usize].ppn == ppn).then_some(lpn)
+    }
+
+    #[inline]
+    fn invalidate(&mut self, old: MapEntry) {
+        let block = self.geo.block_of(old.ppn);
+        let b = block as usize;
+        debug_assert!(self.blocks.valid[b] > 0, "invalidating a page of block {block} with no valid pages");
+        self.blocks.valid[b] -= 1;
+        if self.blocks.state[b] == BlockState::Full {
+            self.victims.on_invalidate(block, self.blocks.valid[b]);
+        }
+        if let Some(h) = &mut self.survival {
+            h.record(u64::from((self.now as u32).wrapping_sub(old.written_at)));
+        }
+    }
+
+    /// Programs `lpn` into `ppn` (already allocated by `next_page`).
+    #[inline]
+    fn program(&mut self, ppn: Ppn, lpn: Lpn, content: u64) {
+        self.oob_lpn[ppn as usize] = lpn;
+        if let Some(c) = &mut self.content {
+            c[ppn as usize] = content;
+        }
+        self.counters.nand_write_pages += 1;
+        let block = self.geo.block_of(ppn);
+        let b = block as usize;
+        self.blocks.valid[b] += 1;
+        self.blocks.last_write_at[b] = self.now;
+        if self.blocks.write_ptr[b] == self.geo.pages_per_block {
+            self.close_block(block);
+        }
+    }
+
+    fn close_block(&mut self, block: u32) {
+        let b = block as usize;
+        let owner = self.blocks.owner[b] as usize;
+        debug_assert_eq!(self.frontiers[owner].block, block);
+        self.frontiers[owner].block = NONE;
+        self.blocks.state[b] = BlockState::Full;
+        self.blocks.owner[b] = NONE;
+        self.victims.insert(block, &self.blocks);
+    }
+
+    #[inline]
+    fn has_room(&self, frontier: usize) -> bool {
+        let block = self.frontiers[frontier].block;
+        block != NONE && self.blocks.write_ptr[block as usize] < self.geo.pages_per_block
+    }
+
+    /// Allocates the next page of `frontier`, opening a block (and, for host
+    /// frontiers, collecting garbage first) when it is full.
+    #[inline]
+    fn next_page(&mut self, frontier: usize, host: bool) -> Result<Ppn, SimError> {
+        if !self.has_room(frontier) {
+            if host && self.pool.len() <= self.gc_low {
+                self.collect(frontier)?;
+            }
+            if !self.has_room(frontier) {
+                self.open_block(frontier)?;
+            }
+        }
+        let block = self.frontiers[frontier].block;
+        let b = block as usize;
+        let ppn = self.geo.first_page(block) + self.blocks.write_ptr[b];
+        self.blocks.write_ptr[b] += 1;
+        Ok(ppn)
+    }
+
+    fn open_block(&mut self, frontier: usize) -> Result<(), SimError> {
+        let Some(block) = self.pool.take(self.frontiers[frontier].wear) else {
+            return Err(self.full_error());
+        };
+        let b = block as usize;
+        debug_assert_eq!(self.blocks.state[b], BlockState::Free);
+        debug_assert_eq!(self.blocks.write_ptr[b], 0);
+        self.blocks.state[b] = BlockState::Open;
+        self.blocks.owner[b] = frontier as u32;
+        self.blocks.seq[b] = self.next_seq;
+        self.next_seq += 1;
+        self.frontiers[frontier].block = block;
+        Ok(())
+    }
+
+    fn full_error(&self) -> SimError {
+        // Once blocks have retired, running out of free blocks is the capacity
+        // loss of wear-out, reported as end of life rather than as a full device.
+        if self.pe_limit > 0 && (self.retired > 0 || self.geo.blocks - self.retired < self.min_usable_blocks) {
+            SimError::EndOfLife { retired_blocks: self.retired }
+        } else {
+            SimError::DeviceFull { closed_blocks: self.victims.len(), free_blocks: self.pool.len() }
+        }
+    }
+
+    /// Reclaims victims until the free pool holds more than the high
+    /// watermark, or until GC copies have opened room in `frontier` and the
+    /// pool is at or above the low watermark. Bounded: a pass that reclaims
+    /// every block without gaining space means the device is full.
+    fn collect(&mut self, frontier: usize) -> Result<(), SimError> {
+        let mut fruitless = 0u32;
+        loop {
+            if self.pool.len() > self.gc_high || (self.has_room(frontier) && self.pool.len() >= self.gc_low) {
+                return Ok(());
+            }
+            let Some(victim) = self.victims.choose(&self.blocks, &mut self.gc_rng, self.now) else {
+                return Err(self.full_error());
+            };
+            let valid = self.blocks.valid[victim as usize];
+            if valid == self.geo.pages_per_block {
+                // Reclaiming a fully valid block gains nothing. Greedy chose the
+                // emptiest block, so nothing can be gained at all; other
+                // policies may have chosen badly, so give them one full pass.
+                fruitless += 1;
+                if self.victims.policy() == VictimPolicy::Greedy || fruitless > self.geo.blocks {
+                    self.victims.insert(victim, &self.blocks);
+                    return Err(SimError::DeviceFull {
+                        closed_blocks: self.victims.len(),
+                        free_blocks: self.pool.len(),
+                    });
+                }
+            } else {
+                fruitless = 0;
+            }
+            self.reclaim(victim, Reclaim::Gc)?;
+            self.maybe_level_wear()?;
+        }
+    }
+
+    /// Migrates the valid pages of `victim` (already out of the victim index)
+    /// and erases it. The valid pages are staged in the controller's buffer
+    /// before the erase, so the victim itself can receive them back: a
+    /// device with an empty free pool can still be collected, and no block
+    /// is held in hidden reserve (the analytical models assume none).
+    fn reclaim(&mut self, victim: u32, why: Reclaim) -> Result<(), SimError> {
+        let v = victim as usize;
+        debug_assert_eq!(self.blocks.state[v], BlockState::Full);
+        let valid = self.blocks.valid[v];
+        let erases_after = self.blocks.erase_count[v] + 1;
+        if self.pe_limit > 0
+            && erases_after >= self.pe_limit
+            && self.geo.blocks - self.retired - 1 < self.min_usable_blocks
+        {
+            self.victims.insert(victim, &self.blocks);
+            return Err(SimError::EndOfLife { retired_blocks: self.retired });
+        }
+        self.gc_buffer.clear();
+        let first = self.geo.first_page(victim);
+        for ppn in first..first + self.geo.pages_per_block {
+            if self.gc_buffer.len() as u32 == valid {
+                break;
+            }
+            let lpn = self.oob_lpn[ppn as usize];
+            if lpn != NONE && self.l2p[lpn as usize].ppn == ppn {
+                let content = self.content.as_ref().map_or(0, |c| c[ppn as usize]);
+                self.gc_buffer.push((lpn, content));
+            }
+        }
+        assert_eq!(self.gc_buffer.len() as u32, valid, "block {victim}: valid count disagrees with the mapping");
+        self.counters.nand_read_pages += u64::from(valid);
+        match why {
+            Reclaim::Gc => {
+                self.counters.gc_count += 1;
+                self.counters.gc_copy_pages += u64::from(valid);
+            }
+            Reclaim::WearLeveling => {
+                self.counters.wl_count += 1;
+                self.counters.wl_copy_pages += u64::from(valid);
+            }
+        }
+        self.erase(victim);
+        let frontier = self.placement.gc_frontier();
+        let mut staged = std::mem::take(&mut self.gc_buffer);
+        for &(lpn, content) in &staged {
+            let ppn = self.next_page(frontier, false)?;
+            let old_ppn = self.l2p[lpn as usize].ppn;
+            debug_assert_eq!(self.geo.block_of(old_ppn), victim);
+            self.program(ppn, lpn, content);
+            self.l2p[lpn as usize].ppn = ppn;
+        }
+        staged.clear();
+        self.gc_buffer = staged;
+        Ok(())
+    }
+
+    fn erase(&mut self, block: u32) {
+        let b = block as usize;
+        self.blocks.valid[b] = 0;
+        self.blocks.write_ptr[b] = 0;
+        self.blocks.owner[b] = NONE;
+        self.blocks.erase_count[b] += 1;
+        self.counters.erase_count += 1;
+        self.erases_since_wl_check += 1;
+        if self.pe_limit > 0 && self.blocks.erase_count[b] >= self.pe_limit {
+            self.blocks.state[b] = BlockState::Retired;
+            self.retired += 1;
+        } else {
+            self.blocks.state[b] = BlockState::Free;
+            self.pool.insert(block, self.blocks.erase_count[b]);
+        }
+    }
+
+    /// Static wear leveling: every so often, when the erase-count gap exceeds
+    /// the threshold, relocate the data of the least-worn full block (cold
+    /// data pinning a young block) so that the block returns to circulation.
+    fn maybe_level_wear(&mut self) -> Result<(), SimError> {
+        // Checking scans every block, so do it about once per sixteenth of the device's erases.
+        if self.wl_threshold == 0 || self.erases_since_wl_check < (self.geo.blocks / 16).max(1) {
+            return Ok(());
+        }
+        self.erases_since_wl_check = 0;
+        let mut coldest = NONE;
+        let mut coldest_erases = u32::MAX;
+        let mut max_erases = 0;
+        for b in 0..self.geo.blocks as usize {
+            let e = self.blocks.erase_count[b];
+            if self.blocks.state[b] != BlockState::Retired {
+                max_erases = max_erases.max(e);
+            }
+            if self.blocks.state[b] == BlockState::Full && e < coldest_erases {
+                coldest = b as u32;
+                coldest_erases = e;
+            }
+        }
+        if coldest == NONE || max_erases - coldest_erases <= self.wl_threshold {
+            return Ok(());
+        }
+        self.victims.remove(coldest, &self.blocks);
+        self.reclaim(coldest, Reclaim::WearLeveling)
+    }
+}

@@ -1,0 +1,269 @@
+//! Counters, distributions and time series that observe the device.
+
+use serde::Serialize;
+
+/// Event counters. Cumulative over the run; a measured window is the
+/// difference of two snapshots (`Counters::since`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counters {
+    pub host_write_pages: u64,
+    pub host_read_pages: u64,
+    /// Reads of LPNs that hold no data (never written or trimmed).
+    pub host_read_unmapped_pages: u64,
+    pub host_trim_pages: u64,
+    pub flushes: u64,
+    /// Every page programmed on flash: host data, GC copies, wear-leveling copies.
+    pub nand_write_pages: u64,
+    /// Pages read from flash by GC and wear leveling to migrate them.
+    pub nand_read_pages: u64,
+    pub gc_copy_pages: u64,
+    /// Victim blocks reclaimed by GC.
+    pub gc_count: u64,
+    pub erase_count: u64,
+    /// Blocks relocated by static wear leveling, and the pages that moved with them.
+    pub wl_count: u64,
+    pub wl_copy_pages: u64,
+}
+
+impl Counters {
+    /// The events between `earlier` and `self`.
+    pub fn since(&self, earlier: &Counters) -> Counters {
+        Counters {
+            host_write_pages: self.host_write_pages - earlier.host_write_pages,
+            host_read_pages: self.host_read_pages - earlier.host_read_pages,
+            host_read_unmapped_pages: self.host_read_unmapped_pages - earlier.host_read_unmapped_pages,
+            host_trim_pages: self.host_trim_pages - earlier.host_trim_pages,
+            flushes: self.flushes - earlier.flushes,
+            nand_write_pages: self.nand_write_pages - earlier.nand_write_pages,
+            nand_read_pages: self.nand_read_pages - earlier.nand_read_pages,
+            gc_copy_pages: self.gc_copy_pages - earlier.gc_copy_pages,
+            gc_count: self.gc_count - earlier.gc_count,
+            erase_count: self.erase_count - earlier.erase_count,
+            wl_count: self.wl_count - earlier.wl_count,
+            wl_copy_pages: self.wl_copy_pages - earlier.wl_copy_pages,
+        }
+    }
+
+    /// NAND page programs per host page write; 0 when nothing was written.
+    pub fn waf(&self) -> f64 {
+        if self.host_write_pages == 0 {
+            0.0
+        } else {
+            self.nand_write_pages as f64 / self.host_write_pages as f64
+        }
+    }
+}
+
+/// Sub-bucket bits: values are kept with a relative precision of 1/32.
+const SUB_BITS: u32 = 5;
+const SUB: u64 = 1 << SUB_BITS;
+const BUCKETS: usize = ((64 - SUB_BITS + 1) * SUB as u32) as usize;
+
+/// A log-linear histogram of u64 values (HDR-style): exact below 32, then 32
+/// sub-buckets per power of two. Recording is a few integer operations, cheap
+/// enough for every page invalidation. Mean is exact; percentiles are within 1/32.
+#[derive(Debug, Clone)]
+pub struct LogHistogram {
+    counts: Vec<u64>,
+    total: u64,
+    sum: u128,
+    max: u64,
+}
+
+impl Default for LogHistogram {
+    fn default() -> Self {
+        Self { counts: vec![0; BUCKETS], total: 0, sum: 0, max: 0 }
+    }
+}
+
+impl LogHistogram {
+    #[inline]
+    fn index(value: u64) -> usize {
+        if value < SUB {
+            value as usize
+        } else {
+            let exponent = 63 - value.leading_zeros();
+            let mantissa = (value >> (exponent - SUB_BITS)) & (SUB - 1);
+            ((exponent - SUB_BITS + 1) as u64 * SUB + mantissa) as usize
+        }
+    }
+
+    /// Smallest value that falls in bucket `index`.
+    fn lower_bound(index: usize) -> u64 {
+        let i = index as u64;
+        if i < SUB {
+            i
+        } else {
+            let exponent = i / SUB + u64::from(SUB_BITS) - 1;
+            let mantissa = i % SUB;
+            (SUB + mantissa) << (exponent - u64::from(SUB_BITS))
+        }
+    }
+
+    #[inline]
+    pub fn record(&mut self, value: u64) {
+        self.counts[Self::index(value)] += 1;
+        self.total += 1;
+        self.sum += u128::from(value);
+        self.max = self.max.max(value);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.total
+    }
+
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+
+    pub fn mean(&self) -> f64 {
+        if self.total == 0 {
+            0.0
+        } else {
+            self.sum as f64 / self.total as f64
+        }
+    }
+
+    /// The value at quantile `q` in [0, 1] (bucket midpoint, clamped to the max seen).
+    pub fn quantile(&self, q: f64) -> u64 {
+        if self.total == 0 {
+            return 0;
+        }
+        let rank = ((q.clamp(0.0, 1.0) * self.total as f64).ceil() as u64).max(1);
+        let mut seen = 0u64;
+        for (i, &c) in self.counts.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                let lo = Self::lower_bound(i);
+                let hi = Self::lower_bound(i + 1).saturating_sub(1).max(lo);
+                return (lo + (hi - lo) / 2).min(self.max);
+            }
+        }
+        self.max
+    }
+
+    pub fn merge(&mut self, other: &LogHistogram) {
+        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+            *a += b;
+        }
+        self.total += other.total;
+        self.sum += other.sum;
+        self.max = self.max.max(other.max);
+    }
+
+    pub fn summary(&self) -> DistributionSummary {
+        DistributionSummary {
+            count: self.total,
+            mean: self.mean(),
+            p50: self.quantile(0.5),
+            p90: self.quantile(0.9),
+            p99: self.quantile(0.99),
+            p999: self.quantile(0.999),
+            max: self.max,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct DistributionSummary {
+    pub count: u64,
+    pub mean: f64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub p999: u64,
+    pub max: u64,
+}
+
+/// Mean, max and standard deviation of per-block erase counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct WearSummary {
+    pub max: u32,
+    pub min: u32,
+    pub mean: f64,
+    pub stddev: f64,
+}
+
+impl WearSummary {
+    pub fn of(erase_counts: &[u32]) -> Self {
+        if erase_counts.is_empty() {
+            return Self::default();
+        }
+        let n = erase_counts.len() as f64;
+        let mean = erase_counts.iter().map(|&e| f64::from(e)).sum::<f64>() / n;
+        let var = erase_counts.iter().map(|&e| (f64::from(e) - mean).powi(2)).sum::<f64>() / n;
+        Self {
+            max: *erase_counts.iter().max().unwrap_or(&0),
+            min: *erase_counts.iter().min().unwrap_or(&0),
+            mean,
+            stddev: var.sqrt(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Phase {
+    Precondition,
+    Warmup,
+    Measure,
+}
+
+/// One sample of the WAF-over-time series.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SeriesRow {
+    pub phase: Phase,
+    /// Host page writes since the start of the run (logical time).
+    pub host_write_pages: u64,
+    pub nand_write_pages: u64,
+    pub gc_copy_pages: u64,
+    pub erase_count: u64,
+    /// WAF of the window that ends at this sample.
+    pub window_waf: f64,
+    /// WAF since the start of the measured window (0 before it).
+    pub measured_waf: f64,
+    pub free_blocks: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_buckets_are_monotone_and_tight() {
+        let mut last = 0;
+        for v in (0..100_000u64).chain([1 << 40, u64::MAX / 3, u64::MAX]) {
+            let i = LogHistogram::index(v);
+            assert!(i >= last || v > 100_000, "index not monotone at {v}");
+            last = i;
+            let lo = LogHistogram::lower_bound(i);
+            assert!(lo <= v, "lower bound {lo} above value {v}");
+            if i + 1 < BUCKETS {
+                assert!(LogHistogram::lower_bound(i + 1) > v, "value {v} beyond its bucket");
+            }
+        }
+    }
+
+    #[test]
+    fn quantiles_are_within_precision() {
+        let mut h = LogHistogram::default();
+        for v in 1..=10_000u64 {
+            h.record(v);
+        }
+        assert_eq!(h.count(), 10_000);
+        assert!((h.mean() - 5000.5).abs() < 1e-9);
+        for (q, want) in [(0.5, 5000.0), (0.9, 9000.0), (0.99, 9900.0)] {
+            let got = h.quantile(q) as f64;
+            assert!((got - want).abs() / want < 1.0 / 32.0, "q{q}: {got} vs {want}");
+        }
+        assert_eq!(h.quantile(1.0), 10_000);
+    }
+
+    #[test]
+    fn wear_summary_of_known_values() {
+        let w = WearSummary::of(&[1, 3, 5, 7]);
+        assert_eq!((w.min, w.max), (1, 7));
+        assert!((w.mean - 4.0).abs() < 1e-12);
+        assert!((w.stddev - 5f64.sqrt()).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,340 @@
+//! The run loop: precondition, warm up, measure, report.
+
+use serde::Serialize;
+
+use crate::config::{Config, Precondition, DEFAULT_WRITES};
+use crate::error::SimError;
+use crate::ftl::{Ssd, SsdOptions};
+use crate::metrics::{Counters, LogHistogram, Phase, SeriesRow};
+use crate::workload::{Generator, Op, WorkItem};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunOptions {
+    /// Run the invariant checker at every time-series sample and at the end.
+    pub check: bool,
+}
+
+/// Where a run is, for progress bars.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    pub phase: Phase,
+    /// Work units (pages or requests) done and planned over the whole run.
+    pub done: u64,
+    pub total: u64,
+}
+
+/// The result of a run: the measured window's metrics, flat so that it reads
+/// well as one JSON object or one CSV row.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub seed: u64,
+    pub host_write_pages: u64,
+    pub host_read_pages: u64,
+    pub host_read_unmapped_pages: u64,
+    pub host_trim_pages: u64,
+    pub flushes: u64,
+    pub nand_write_pages: u64,
+    pub gc_copy_pages: u64,
+    pub wl_copy_pages: u64,
+    pub waf: f64,
+    pub gc_count: u64,
+    pub erase_count: u64,
+    /// Per-block erase counts at the end of the run (the device's wear state).
+    pub erase_max: u32,
+    pub erase_min: u32,
+    pub erase_mean: f64,
+    pub erase_stddev: f64,
+    /// Page survival time, write to invalidation, in host page writes; pages
+    /// invalidated in the measured window. Null when survival is off.
+    pub survival_count: Option<u64>,
+    pub survival_mean: Option<f64>,
+    pub survival_p50: Option<u64>,
+    pub survival_p90: Option<u64>,
+    pub survival_p99: Option<u64>,
+    pub survival_p999: Option<u64>,
+    /// Host bytes the device absorbs over its whole P/E budget at the measured
+    /// erase rate, assuming even wear; null without a P/E limit or without erases.
+    pub lifetime_host_write_bytes: Option<f64>,
+    /// The same in full logical-capacity writes.
+    pub lifetime_drive_writes: Option<f64>,
+    pub end_of_life: bool,
+    pub retired_blocks: u32,
+    pub free_blocks: u32,
+    pub logical_pages: u64,
+    pub physical_pages: u64,
+    pub spare_factor: f64,
+    pub precondition_pages: u64,
+    pub warmup_pages: u64,
+    pub state_bytes_per_physical_page: f64,
+    #[serde(skip)]
+    pub series: Vec<SeriesRow>,
+}
+
+/// Samples the WAF-over-time series every `window` host page writes.
+struct Recorder {
+    window: u64,
+    next_at: u64,
+    last: Counters,
+    measure_start: Option<Counters>,
+    rows: Vec<SeriesRow>,
+    check: bool,
+}
+
+impl Recorder {
+    #[inline]
+    fn due(&self, ssd: &Ssd) -> bool {
+        ssd.counters.host_write_pages >= self.next_at
+    }
+
+    fn sample(&mut self, ssd: &Ssd, phase: Phase) -> Result<(), SimError> {
+        let c = ssd.counters;
+        let window = c.since(&self.last);
+        let measured_waf = self.measure_start.map_or(0.0, |start| c.since(&start).waf());
+        self.rows.push(SeriesRow {
+            phase,
+            host_write_pages: c.host_write_pages,
+            nand_write_pages: c.nand_write_pages,
+            gc_copy_pages: c.gc_copy_pages,
+            erase_count: c.erase_count,
+            window_waf: window.waf(),
+            measured_waf,
+            free_blocks: ssd.free_blocks(),
+        });
+        self.last = c;
+        self.next_at = c.host_write_pages + self.window;
+        if self.check {
+            ssd.check_invariants()?;
+        }
+        Ok(())
+    }
+}
+
+/// A run in its phases, so that callers (the CLI's bench) can time one phase alone.
+pub struct Simulation {
+    cfg: Config,
+    ssd: Ssd,
+    generator: Generator,
+    recorder: Recorder,
+    done: u64,
+    total: u64,
+    precondition_pages: u64,
+    warmup_pages: u64,
+    measured: Measured,
+    end_of_life: bool,
+}
+
+impl Simulation {
+    /// Builds an erased device and the workload of a config (validated here).
+    pub fn new(cfg: &Config, options: &RunOptions) -> Result<Self, SimError> {
+        let ssd = Ssd::new(cfg, &SsdOptions { track_content: false, survival: cfg.metrics.survival })?;
+        let logical = u64::from(ssd.logical_pages());
+        let window = cfg.metrics.window.map_or((logical / 20).max(1), |w| w.to_pages(logical).max(1));
+        let precondition_pages = match cfg.workload.precondition {
+            Precondition::None => 0,
+            Precondition::SequentialFill => logical,
+        };
+        let warmup_pages = cfg.workload.warmup.to_pages(logical);
+        let measured = match (cfg.workload.requests, cfg.workload.writes) {
+            (Some(r), _) => Measured::Requests(r),
+            (None, w) => Measured::Pages(w.unwrap_or(DEFAULT_WRITES).to_pages(logical)),
+        };
+        let total = precondition_pages
+            + warmup_pages
+            + match measured {
+                Measured::Requests(r) | Measured::Pages(r) => r,
+            };
+        Ok(Self {
+            cfg: cfg.clone(),
+            ssd,
+            generator: Generator::new(cfg),
+            recorder: Recorder {
+                window,
+                next_at: window,
+                last: Counters::default(),
+                measure_start: None,
+                rows: Vec::new(),
+                check: options.check,
+            },
+            done: 0,
+            total,
+            precondition_pages,
+            warmup_pages,
+            measured,
+            end_of_life: false,
+        })
+    }
+
+    pub fn ssd(&self) -> &Ssd {
+        &self.ssd
+    }
+
+    /// Units of work the measured phase will do (pages, or requests for a mix).
+    pub fn measured_units(&self) -> u64 {
+        match self.measured {
+            Measured::Requests(r) | Measured::Pages(r) => r,
+        }
+    }
+
+    /// Turns end of life into a flag that stops the remaining phases.
+    fn phase(&mut self, body: impl FnOnce(&mut Self) -> Result<(), SimError>) -> Result<(), SimError> {
+        if self.end_of_life {
+            return Ok(());
+        }
+        match body(self) {
+            Err(SimError::EndOfLife { .. }) => {
+                self.end_of_life = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+
+    /// Sequential fill of the logical space (when the config asks for it).
+    pub fn precondition(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<(), SimError> {
+        let pages = self.precondition_pages;
+        self.phase(|s| s.write_pages(pages, Phase::Precondition, true, progress))
+    }
+
+    /// Writes that age the device but are excluded from the measurement.
+    pub fn warm_up(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<(), SimError> {
+        let pages = self.warmup_pages;
+        self.phase(|s| s.write_pages(pages, Phase::Warmup, false, progress))
+    }
+
+    /// The measured window.
+    pub fn measure(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<(), SimError> {
+        self.recorder.measure_start = Some(self.ssd.counters);
+        if let Some(h) = &mut self.ssd.survival {
+            *h = LogHistogram::default();
+        }
+        let measured = self.measured;
+        self.phase(|s| match measured {
+            Measured::Pages(p) => s.write_pages(p, Phase::Measure, false, progress),
+            Measured::Requests(r) => s.run_requests(r, progress),
+        })
+    }
+
+    fn report_progress(&self, phase: Phase, progress: &mut dyn FnMut(Progress)) {
+        progress(Progress { phase, done: self.done, total: self.total });
+    }
+
+    /// Writes `pages` host pages: the logical space in order, or the generator's pattern.
+    fn write_pages(
+        &mut self,
+        pages: u64,
+        phase: Phase,
+        sequential_fill: bool,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(), SimError> {
+        let mut written = 0u64;
+        let request_pages = u64::from(self.generator.request_pages());
+        while written < pages {
+            let start = if sequential_fill { written } else { self.generator.next_write() };
+            let n = if sequential_fill { 1 } else { request_pages.min(pages - written) };
+            for lpn in start..start + n {
+                self.ssd.write_page(lpn, 0, 0)?;
+            }
+            written += n;
+            if self.recorder.due(&self.ssd) {
+                self.done += self.recorder.window;
+                self.recorder.sample(&self.ssd, phase)?;
+                self.report_progress(phase, progress);
+            }
+        }
+        Ok(())
+    }
+
+    fn run_requests(&mut self, requests: u64, progress: &mut dyn FnMut(Progress)) -> Result<(), SimError> {
+        let progress_every = (requests / 100).max(1);
+        for i in 0..requests {
+            let WorkItem { op, lpn, pages } = self.generator.next_request();
+            for p in lpn..lpn + u64::from(pages) {
+                match op {
+                    Op::Write => self.ssd.write_page(p, 0, 0)?,
+                    Op::Read => {
+                        self.ssd.read_page(p)?;
+                    }
+                    Op::Trim => self.ssd.trim_page(p)?,
+                }
+            }
+            if self.recorder.due(&self.ssd) {
+                self.recorder.sample(&self.ssd, Phase::Measure)?;
+            }
+            if i % progress_every == 0 {
+                self.done += progress_every;
+                self.report_progress(Phase::Measure, progress);
+            }
+        }
+        Ok(())
+    }
+
+    /// The report of the measured window.
+    pub fn finish(mut self) -> Result<Report, SimError> {
+        let start = self.recorder.measure_start.unwrap_or_default();
+        if self.ssd.counters.host_write_pages > self.recorder.last.host_write_pages {
+            self.recorder.sample(&self.ssd, Phase::Measure)?;
+        }
+        let (cfg, ssd) = (&self.cfg, &self.ssd);
+        if self.recorder.check && !self.end_of_life {
+            ssd.check_invariants()?;
+        }
+        let logical = u64::from(ssd.logical_pages());
+        let m = ssd.counters.since(&start);
+        let wear = ssd.wear();
+        let survival = ssd.survival.as_ref().map(LogHistogram::summary);
+        let pe_budget = u64::from(cfg.device.pe_cycle_limit) * u64::from(cfg.device.blocks);
+        let lifetime_pages = (pe_budget > 0 && m.erase_count > 0)
+            .then(|| m.host_write_pages as f64 * pe_budget as f64 / m.erase_count as f64);
+        Ok(Report {
+            seed: cfg.workload.seed,
+            host_write_pages: m.host_write_pages,
+            host_read_pages: m.host_read_pages,
+            host_read_unmapped_pages: m.host_read_unmapped_pages,
+            host_trim_pages: m.host_trim_pages,
+            flushes: m.flushes,
+            nand_write_pages: m.nand_write_pages,
+            gc_copy_pages: m.gc_copy_pages,
+            wl_copy_pages: m.wl_copy_pages,
+            waf: m.waf(),
+            gc_count: m.gc_count,
+            erase_count: m.erase_count,
+            erase_max: wear.max,
+            erase_min: wear.min,
+            erase_mean: wear.mean,
+            erase_stddev: wear.stddev,
+            survival_count: survival.map(|s| s.count),
+            survival_mean: survival.map(|s| s.mean),
+            survival_p50: survival.map(|s| s.p50),
+            survival_p90: survival.map(|s| s.p90),
+            survival_p99: survival.map(|s| s.p99),
+            survival_p999: survival.map(|s| s.p999),
+            lifetime_host_write_bytes: lifetime_pages.map(|p| p * f64::from(cfg.device.page_bytes)),
+            lifetime_drive_writes: lifetime_pages.map(|p| p / logical as f64),
+            end_of_life: self.end_of_life,
+            retired_blocks: ssd.retired_blocks(),
+            free_blocks: ssd.free_blocks(),
+            logical_pages: logical,
+            physical_pages: cfg.physical_pages(),
+            spare_factor: cfg.device.spare_factor,
+            precondition_pages: self.precondition_pages,
+            warmup_pages: self.warmup_pages,
+            state_bytes_per_physical_page: ssd.state_bytes_per_physical_page(),
+            series: std::mem::take(&mut self.recorder.rows),
+        })
+    }
+}
+
+/// Runs a config from an erased device to a report.
+pub fn run(cfg: &Config, options: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Result<Report, SimError> {
+    let mut sim = Simulation::new(cfg, options)?;
+    sim.precondition(progress)?;
+    sim.warm_up(progress)?;
+    sim.measure(progress)?;
+    sim.finish()
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Measured {
+    Pages(u64),
+    Requests(u64),
+}

@@ -1,0 +1,235 @@
+//! Synthetic workload generators: where the next request goes and what it does.
+//!
+//! A generator yields requests of `request_pages` consecutive pages. Random
+//! patterns pick request-aligned start pages, so requests never straddle the
+//! end of the addressed span.
+
+use rand::Rng;
+use rand_distr::{Distribution, Zipf};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::config::{Config, WorkloadType};
+use crate::rng;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Write,
+    Read,
+    Trim,
+}
+
+/// One request from a generator, in pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkItem {
+    pub op: Op,
+    pub lpn: u64,
+    pub pages: u32,
+}
+
+#[derive(Debug, Clone)]
+enum Pattern {
+    /// Uniform over `slots` request-sized slots.
+    Uniform { slots: u64 },
+    /// With probability `hot_write_fraction`, uniform over the hot slots
+    /// `[0, hot_slots)`; otherwise over the cold ones `[hot_slots, slots)`.
+    HotCold { hot_slots: u64, slots: u64, hot_write_fraction: f64 },
+    /// Zipf-ranked slots; rank k maps to slot (k · multiplier) mod slots, a
+    /// bijection that scatters hot slots over the space like a real key space.
+    Zipf { zipf: Zipf<f64>, slots: u64, multiplier: u64 },
+    /// Consecutive requests from 0, wrapping at the end of the span.
+    Sequential { next_slot: u64, slots: u64 },
+}
+
+#[derive(Debug, Clone)]
+pub struct Generator {
+    pattern: Pattern,
+    request_pages: u32,
+    read_fraction: f64,
+    trim_fraction: f64,
+    rng: Xoshiro256PlusPlus,
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// An odd multiplier near slots · 0.618 that is coprime with `slots`.
+fn scatter_multiplier(slots: u64) -> u64 {
+    if slots <= 2 {
+        return 1;
+    }
+    let mut m = ((slots as f64 * 0.618_033_988_75) as u64) | 1;
+    while gcd(m, slots) != 1 {
+        m += 2;
+    }
+    m % slots
+}
+
+impl Generator {
+    /// Builds the generator of a validated config.
+    pub fn new(cfg: &Config) -> Self {
+        let w = &cfg.workload;
+        let slots = cfg.span_pages() / u64::from(w.request_pages);
+        let pattern = match w.kind {
+            WorkloadType::Uniform => Pattern::Uniform { slots },
+            WorkloadType::HotCold => {
+                let hot_slots = ((w.hot_space_fraction * slots as f64).round() as u64).clamp(1, slots - 1);
+                Pattern::HotCold { hot_slots, slots, hot_write_fraction: w.hot_write_fraction }
+            }
+            WorkloadType::Zipf => Pattern::Zipf {
+                zipf: Zipf::new(slots as f64, w.zipf_theta).expect("validated: theta > 0, slots >= 1"),
+                slots,
+                multiplier: scatter_multiplier(slots),
+            },
+            WorkloadType::Sequential => Pattern::Sequential { next_slot: 0, slots },
+        };
+        Self {
+            pattern,
+            request_pages: w.request_pages,
+            read_fraction: w.read_fraction,
+            trim_fraction: w.trim_fraction,
+            rng: rng::stream(w.seed, "workload"),
+        }
+    }
+
+    pub fn request_pages(&self) -> u32 {
+        self.request_pages
+    }
+
+    #[inline]
+    fn next_slot(&mut self) -> u64 {
+        match &mut self.pattern {
+            Pattern::Uniform { slots } => self.rng.random_range(0..*slots),
+            Pattern::HotCold { hot_slots, slots, hot_write_fraction } => {
+                if self.rng.random_bool(*hot_write_fraction) {
+                    self.rng.random_range(0..*hot_slots)
+                } else {
+                    self.rng.random_range(*hot_slots..*slots)
+                }
+            }
+            Pattern::Zipf { zipf, slots, multiplier } => {
+                let rank = (zipf.sample(&mut self.rng) as u64).clamp(1, *slots) - 1;
+                ((u128::from(rank) * u128::from(*multiplier)) % u128::from(*slots)) as u64
+            }
+            Pattern::Sequential { next_slot, slots } => {
+                let s = *next_slot;
+                *next_slot = if s + 1 == *slots { 0 } else { s + 1 };
+                s
+            }
+        }
+    }
+
+    /// The first page of the next write request.
+    #[inline]
+    pub fn next_write(&mut self) -> u64 {
+        self.next_slot() * u64::from(self.request_pages)
+    }
+
+    /// The next request of the read/write/trim mix.
+    #[inline]
+    pub fn next_request(&mut self) -> WorkItem {
+        let op = if self.read_fraction == 0.0 && self.trim_fraction == 0.0 {
+            Op::Write
+        } else {
+            let x: f64 = self.rng.random();
+            if x < self.read_fraction {
+                Op::Read
+            } else if x < self.read_fraction + self.trim_fraction {
+                Op::Trim
+            } else {
+                Op::Write
+            }
+        };
+        WorkItem { op, lpn: self.next_write(), pages: self.request_pages }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Amount;
+
+    fn cfg(kind: WorkloadType) -> Config {
+        let mut c = Config::default();
+        c.device.blocks = 64;
+        c.device.pages_per_block = 64;
+        c.device.spare_factor = 0.25;
+        c.workload.kind = kind;
+        c
+    }
+
+    #[test]
+    fn hot_cold_sends_r_of_writes_to_f_of_space() {
+        let mut c = cfg(WorkloadType::HotCold);
+        c.workload.hot_write_fraction = 0.8;
+        c.workload.hot_space_fraction = 0.2;
+        let span = c.span_pages();
+        let mut g = Generator::new(&c);
+        let n = 200_000;
+        let hot = (0..n).filter(|_| g.next_write() < (span as f64 * 0.2).round() as u64).count();
+        let share = hot as f64 / n as f64;
+        assert!((share - 0.8).abs() < 0.01, "hot share {share}");
+    }
+
+    #[test]
+    fn zipf_is_skewed_and_in_range() {
+        let mut c = cfg(WorkloadType::Zipf);
+        c.workload.zipf_theta = 1.2;
+        let span = c.span_pages();
+        let mut g = Generator::new(&c);
+        let mut counts = vec![0u32; span as usize];
+        for _ in 0..100_000 {
+            let lpn = g.next_write();
+            assert!(lpn < span);
+            counts[lpn as usize] += 1;
+        }
+        counts.sort_unstable_by(|a, b| b.cmp(a));
+        let top1: u32 = counts[..(span as usize / 100).max(1)].iter().sum();
+        assert!(top1 > 30_000, "top 1% of pages got only {top1} of 100000 writes");
+    }
+
+    #[test]
+    fn sequential_wraps_and_requests_stay_aligned() {
+        let mut c = cfg(WorkloadType::Sequential);
+        c.workload.request_pages = 8;
+        c.workload.span = Some(Amount::Pages(64));
+        let mut g = Generator::new(&c);
+        let starts: Vec<u64> = (0..10).map(|_| g.next_write()).collect();
+        assert_eq!(starts, vec![0, 8, 16, 24, 32, 40, 48, 56, 0, 8]);
+    }
+
+    #[test]
+    fn mix_fractions_are_respected() {
+        let mut c = cfg(WorkloadType::Uniform);
+        c.workload.read_fraction = 0.5;
+        c.workload.trim_fraction = 0.1;
+        let mut g = Generator::new(&c);
+        let n = 100_000;
+        let (mut r, mut t) = (0, 0);
+        for _ in 0..n {
+            match g.next_request().op {
+                Op::Read => r += 1,
+                Op::Trim => t += 1,
+                Op::Write => {}
+            }
+        }
+        assert!((r as f64 / n as f64 - 0.5).abs() < 0.01);
+        assert!((t as f64 / n as f64 - 0.1).abs() < 0.01);
+    }
+
+    #[test]
+    fn scatter_multiplier_is_a_bijection() {
+        for slots in [1u64, 2, 3, 10, 64, 1000, 4096] {
+            let m = scatter_multiplier(slots);
+            let mut seen = vec![false; slots as usize];
+            for k in 0..slots {
+                let s = ((k * m) % slots) as usize;
+                assert!(!seen[s], "slots {slots}: collision");
+                seen[s] = true;
+            }
+        }
+    }
+}
