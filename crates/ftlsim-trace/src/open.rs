@@ -367,18 +367,15 @@ pub fn open_stream(
     })?;
     let format = match opts.format {
         Some(f) => f,
-        None => detect::detect_format(&prefix, at_eof, opts).map_err(|reason| {
-            if prefix.iter().all(|b| b.is_ascii_whitespace()) {
-                TraceError::Empty {
-                    file: name.to_string(),
-                    skipped: 0,
-                }
-            } else {
-                TraceError::Detect {
-                    file: name.to_string(),
-                    reason,
-                }
-            }
+        None => detect::detect_format(&prefix, at_eof, opts).map_err(|failure| match failure {
+            detect::DetectFailure::NoData => TraceError::Empty {
+                file: name.to_string(),
+                skipped: 0,
+            },
+            detect::DetectFailure::Failed(reason) => TraceError::Detect {
+                file: name.to_string(),
+                reason,
+            },
         })?,
     };
     let chained = Cursor::new(prefix).chain(stream);
@@ -483,8 +480,15 @@ pub fn detect_file(path: &Path) -> Result<Format, TraceError> {
             source,
         }
     })?;
-    detect::detect_format(&prefix, at_eof, &ReaderOptions::default())
-        .map_err(|reason| TraceError::Detect { file: name, reason })
+    detect::detect_format(&prefix, at_eof, &ReaderOptions::default()).map_err(|failure| {
+        match failure {
+            detect::DetectFailure::NoData => TraceError::Empty {
+                file: name,
+                skipped: 0,
+            },
+            detect::DetectFailure::Failed(reason) => TraceError::Detect { file: name, reason },
+        }
+    })
 }
 
 #[cfg(test)]

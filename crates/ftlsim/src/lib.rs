@@ -8,6 +8,7 @@ pub mod config;
 pub mod error;
 pub mod flash;
 pub mod ftl;
+pub mod mem;
 pub mod metrics;
 pub mod rng;
 pub mod sim;

@@ -121,7 +121,13 @@ pub struct Simulation {
     warmup_pages: u64,
     measured: Measured,
     end_of_life: bool,
+    lookahead: [u64; LOOKAHEAD],
+    lookahead_pos: usize,
+    lookahead_primed: bool,
 }
+
+/// Write requests generated ahead of use (see `Simulation::next_write`).
+const LOOKAHEAD: usize = 8;
 
 impl Simulation {
     /// Builds an erased device and the workload of a config (validated here).
@@ -161,6 +167,9 @@ impl Simulation {
             warmup_pages,
             measured,
             end_of_life: false,
+            lookahead: [0; LOOKAHEAD],
+            lookahead_pos: 0,
+            lookahead_primed: false,
         })
     }
 
@@ -229,7 +238,7 @@ impl Simulation {
         let mut written = 0u64;
         let request_pages = u64::from(self.generator.request_pages());
         while written < pages {
-            let start = if sequential_fill { written } else { self.generator.next_write() };
+            let start = if sequential_fill { written } else { self.next_write() };
             let n = if sequential_fill { 1 } else { request_pages.min(pages - written) };
             for lpn in start..start + n {
                 self.ssd.write_page(lpn, 0, 0)?;
@@ -242,6 +251,25 @@ impl Simulation {
             }
         }
         Ok(())
+    }
+
+    /// The generator's next write start, drawn `LOOKAHEAD` requests early so
+    /// that its mapping entry is already on its way into cache when used.
+    /// The sequence of starts is exactly the generator's.
+    #[inline]
+    fn next_write(&mut self) -> u64 {
+        if !self.lookahead_primed {
+            for slot in &mut self.lookahead {
+                *slot = self.generator.next_write();
+                self.ssd.prefetch(*slot);
+            }
+            self.lookahead_primed = true;
+        }
+        let upcoming = self.generator.next_write();
+        self.ssd.prefetch(upcoming);
+        let start = std::mem::replace(&mut self.lookahead[self.lookahead_pos], upcoming);
+        self.lookahead_pos = (self.lookahead_pos + 1) % LOOKAHEAD;
+        start
     }
 
     fn run_requests(&mut self, requests: u64, progress: &mut dyn FnMut(Progress)) -> Result<(), SimError> {

@@ -36,6 +36,9 @@ impl Ssd {
                 BlockState::Open | BlockState::Full => {}
                 s => return fail(format!("LPN {lpn} maps into block {block} in state {s:?}")),
             }
+            if self.valid_bits[(e.ppn / 64) as usize] & (1u64 << (e.ppn % 64)) == 0 {
+                return fail(format!("LPN {lpn} maps to PPN {} whose valid bit is clear", e.ppn));
+            }
             mapped_in_block[block as usize] += 1;
             mapped_total += 1;
         }
@@ -96,6 +99,10 @@ impl Ssd {
         }
         if retired != self.retired {
             return fail(format!("{retired} blocks are retired but {} were counted", self.retired));
+        }
+        let bits: u64 = self.valid_bits.iter().map(|w| u64::from(w.count_ones())).sum();
+        if bits != mapped_total {
+            return fail(format!("{bits} valid bits set but {mapped_total} mapped LPNs"));
         }
         if valid_total != mapped_total {
             return fail(format!("{valid_total} valid pages but {mapped_total} mapped LPNs"));

@@ -1,0 +1,249 @@
+//! Format auto-detection from the first lines of a (decompressed) file.
+//!
+//! The native format is recognised by its magic bytes. For text, every text
+//! format's own parser reads the first non-blank, non-comment lines (up to
+//! [`SAMPLE_LINES`]); a format is a candidate when it accepts all of them and
+//! recognises at least one as its own. One candidate wins; among several, the
+//! only one whose exact column header was seen wins; otherwise detection is
+//! ambiguous and the error lists the candidates.
+
+use crate::error::shorten;
+use crate::native::NATIVE_MAGIC;
+use crate::open::{Format, ReaderOptions, TimeUnit};
+use crate::record::TraceRecord;
+use crate::text::{LineParser, Parsed};
+use crate::{alibaba, blkparse, disksim, fio, fiu, libcachesim, msr, spc, tencent};
+
+/// Lines looked at.
+pub const SAMPLE_LINES: usize = 64;
+
+/// Why detection failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum DetectFailure {
+    /// Only blank and comment lines: an empty trace.
+    NoData,
+    /// No format, or several, match; in words.
+    Failed(String),
+}
+
+#[derive(Default)]
+struct Score {
+    matched: usize,
+    foreign: usize,
+    known_header: bool,
+    /// First rejection: (line number, message).
+    error: Option<(u64, String)>,
+}
+
+fn score<P: LineParser>(mut parser: P, lines: &[(u64, &str)]) -> Score {
+    let mut s = Score::default();
+    let mut rec = TraceRecord::default();
+    for (i, (line_no, line)) in lines.iter().enumerate() {
+        rec.reset();
+        match parser.parse(line, i == 0, &mut rec) {
+            Ok(Parsed::Record) | Ok(Parsed::Skip) => s.matched += 1,
+            Ok(Parsed::KnownHeader) => s.known_header = true,
+            Ok(Parsed::Header) => {}
+            Ok(Parsed::Foreign) => s.foreign += 1,
+            Err(e) => {
+                s.error = Some((*line_no, e.to_string()));
+                return s;
+            }
+        }
+        while parser.take_pending(&mut rec) {}
+    }
+    s
+}
+
+fn score_format(format: Format, lines: &[(u64, &str)], opts: &ReaderOptions) -> Option<Score> {
+    let unit = opts.time_unit;
+    Some(match format {
+        Format::Msr => score(msr::MsrParser::new(), lines),
+        Format::Fiu => score(fiu::FiuParser::new(), lines),
+        Format::Blkparse => score(
+            blkparse::BlkparseParser::new(opts.blkparse_action).ok()?,
+            lines,
+        ),
+        Format::Disksim => score(
+            disksim::DisksimParser::new(unit.unwrap_or(TimeUnit::Millis)),
+            lines,
+        ),
+        Format::Spc => score(spc::SpcParser::new(), lines),
+        Format::Alibaba => score(alibaba::AlibabaParser::new(), lines),
+        Format::Tencent => score(tencent::TencentParser::new(), lines),
+        Format::Fio => score(fio::FioParser::new(unit.unwrap_or(TimeUnit::Micros)), lines),
+        Format::Libcachesim => score(libcachesim::LibcachesimParser::new(), lines),
+        Format::Native => return None,
+    })
+}
+
+/// Detects the format of a file from its first bytes (after decompression).
+/// `at_eof` tells whether `prefix` is the whole file (so its last line is
+/// complete even without a newline).
+pub(crate) fn detect_format(
+    prefix: &[u8],
+    at_eof: bool,
+    opts: &ReaderOptions,
+) -> Result<Format, DetectFailure> {
+    if prefix.starts_with(&NATIVE_MAGIC) {
+        return Ok(Format::Native);
+    }
+    // Only complete lines, unless the whole file is here.
+    let text = if at_eof {
+        prefix
+    } else {
+        match prefix.iter().rposition(|&b| b == b'\n') {
+            Some(i) => &prefix[..i],
+            None => prefix,
+        }
+    };
+    let mut lines: Vec<(u64, &str)> = Vec::new();
+    for (i, raw) in text.split(|&b| b == b'\n').enumerate() {
+        if lines.len() >= SAMPLE_LINES {
+            break;
+        }
+        let line = match std::str::from_utf8(raw) {
+            Ok(l) => l.trim(),
+            Err(_) => {
+                return Err(DetectFailure::Failed(format!(
+                    "cannot detect the trace format: line {} is not UTF-8 text, and the file \
+                     is not a native ftlsim trace (binary garbage, or an unknown compression?)",
+                    i + 1
+                )))
+            }
+        };
+        if line.bytes().any(|b| b.is_ascii_control() && b != b'\t') {
+            return Err(DetectFailure::Failed(format!(
+                "cannot detect the trace format: line {} holds control characters (binary data?)",
+                i + 1
+            )));
+        }
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        lines.push((i as u64 + 1, line));
+    }
+    if lines.is_empty() {
+        return Err(DetectFailure::NoData);
+    }
+
+    let mut candidates: Vec<(Format, Score)> = Vec::new();
+    let mut rejected: Vec<(Format, Score)> = Vec::new();
+    for format in Format::ALL {
+        let Some(s) = score_format(format, &lines, opts) else {
+            continue;
+        };
+        if s.error.is_none() && s.matched >= 1 && s.matched > s.foreign {
+            candidates.push((format, s));
+        } else {
+            rejected.push((format, s));
+        }
+    }
+    if candidates.len() == 1 {
+        return Ok(candidates[0].0);
+    }
+    let names = |v: &[(Format, Score)]| {
+        v.iter()
+            .map(|(f, _)| f.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if candidates.len() > 1 {
+        let with_header: Vec<Format> = candidates
+            .iter()
+            .filter(|(_, s)| s.known_header)
+            .map(|(f, _)| *f)
+            .collect();
+        if with_header.len() == 1 {
+            return Ok(with_header[0]);
+        }
+        return Err(DetectFailure::Failed(format!(
+            "ambiguous trace format: the first {} lines are valid as {}; choose one with --format",
+            lines.len(),
+            names(&candidates)
+        )));
+    }
+    // No candidate: show the closest one's complaint.
+    let closest = rejected
+        .iter()
+        .filter(|(_, s)| s.error.is_some())
+        .max_by_key(|(_, s)| s.matched);
+    let first_line = lines.first().map(|(_, l)| shorten(l)).unwrap_or_default();
+    let hint = match closest {
+        Some((f, Score {
+            error: Some((line, msg)),
+            matched,
+            ..
+        })) if *matched > 0 => format!("; closest is {f}, which fails at line {line}: {msg}"),
+        _ => String::new(),
+    };
+    Err(DetectFailure::Failed(format!(
+        "cannot detect the trace format: no format ({}) accepts the first lines (line {}: `{}`){}; \
+         choose one with --format",
+        names(&rejected),
+        lines.first().map_or(1, |(n, _)| *n),
+        first_line,
+        hint
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn detect(s: &str) -> Result<Format, DetectFailure> {
+        detect_format(s.as_bytes(), true, &ReaderOptions::default())
+    }
+
+    #[test]
+    fn detects_each_text_format() {
+        let cases = [
+            ("128166372003061629,hm,1,Read,383496192,32768,3186\n", Format::Msr),
+            (
+                "89966527996712 4253 nfsd 680 8 W 6 0 b5e9f4e5ab62a4fff5313a606b0ad4e3\n",
+                Format::Fiu,
+            ),
+            (
+                "  8,33  30  1  0.001368096  5025  D   R 540544 + 8 [systemd-udevd]\n",
+                Format::Blkparse,
+            ),
+            ("938513000 4 264719034 16 0\n938828000 3 197570570 16 1\n", Format::Disksim),
+            ("0,303567,3584,w,0.000000\n1,55590,3072,r,0.016\n", Format::Spc),
+            ("419,W,8792838144,4096,1577808000000010\n", Format::Alibaba),
+            ("1538323200,1012240,16,1,1283\n1538323201,1012250,8,0,1283\n", Format::Tencent),
+            ("fio version 2 iolog\n/dev/sda add\n", Format::Fio),
+            ("version,time,op,size,lbn\n1,5633898,2a,512,42932745\n", Format::Libcachesim),
+        ];
+        for (text, want) in cases {
+            assert_eq!(detect(text), Ok(want), "{text}");
+        }
+    }
+
+    #[test]
+    fn native_magic() {
+        assert_eq!(detect("FTLSIMTR\x01\x00"), Ok(Format::Native));
+    }
+
+    #[test]
+    fn failures() {
+        assert_eq!(detect(""), Err(DetectFailure::NoData));
+        assert_eq!(detect("\n  \n# just a comment\n"), Err(DetectFailure::NoData));
+        let Err(DetectFailure::Failed(msg)) = detect("hello world\n") else {
+            panic!("expected failure")
+        };
+        assert!(msg.contains("cannot detect"), "{msg}");
+        assert!(msg.contains("msr"), "{msg}");
+        // Ambiguous: libCacheSim (op 0x28) or Tencent (IOType 1) without header.
+        let Err(DetectFailure::Failed(msg)) = detect("5,1,28,1,2\n") else {
+            panic!("expected ambiguity")
+        };
+        assert!(msg.contains("ambiguous"), "{msg}");
+        assert!(msg.contains("tencent") && msg.contains("libcachesim"), "{msg}");
+        let Err(DetectFailure::Failed(msg)) =
+            detect_format(&[0xff, 0xfe, 0x00, 0x01], true, &ReaderOptions::default())
+        else {
+            panic!("expected binary failure")
+        };
+        assert!(msg.contains("UTF-8"), "{msg}");
+    }
+}

@@ -1,0 +1,635 @@
+//! From byte requests to page requests.
+//!
+//! Rules (also in the crate README):
+//!
+//! * **Unaligned requests** cover every page they touch: first page
+//!   `offset / page_bytes`, last page `(offset + length - 1) / page_bytes`.
+//!   A 1-byte write in the middle of a page writes the whole page.
+//! * **Zero-length** reads, writes and trims are skipped (and counted, see
+//!   [`PageMapper::zero_length_skipped`]); flushes become a
+//!   [`PageRequest`] with `pages == 0` and `lpn == 0`.
+//! * **Compact mapping** (optional): every page the trace touches (by any
+//!   operation) gets a dense number in first-touch order (0, 1, 2, ...), so a
+//!   trace of a 2 TB volume that touches 10 GB fits a 10 GB simulated
+//!   device. Deterministic: it depends only on the order of requests. A
+//!   request whose pages are not consecutive after renumbering is split into
+//!   several page requests, one per consecutive run.
+//! * **Capacity**: with `logical_pages` set, a request beyond the device
+//!   (without compaction), or more distinct pages than the device has (with
+//!   compaction), is an error naming the file and line.
+//! * **Repeat**: the trace is replayed `repeat` times (the file is reopened);
+//!   pass *k* is shifted in time after pass *k − 1* by its span plus its
+//!   mean inter-arrival gap. Compact numbering is kept across passes.
+//! * **Fingerprints** (per 4 KiB page in records) are passed through for
+//!   4 KiB pages, combined with [`crate::combine_fingerprints`] for pages that
+//!   are a multiple of 4 KiB, and dropped for other page sizes.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::path::{Path, PathBuf};
+
+use crate::error::TraceError;
+use crate::open::{open, ReaderOptions, TraceReader};
+use crate::record::{combine_fingerprints, page_span, TraceOp, TraceRecord, FINGERPRINT_PAGE_BYTES};
+
+/// A fast, deterministic hasher for page numbers and fingerprints (the maps
+/// are never iterated into results, so any good mixing will do).
+#[derive(Default, Clone, Copy)]
+pub(crate) struct FastHasher(u64);
+
+const MIX: u64 = 0x9e37_79b9_7f4a_7c15;
+
+impl Hasher for FastHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(MIX);
+    }
+
+    #[inline]
+    fn write_u128(&mut self, n: u128) {
+        self.write_u64(n as u64);
+        self.write_u64((n >> 64) as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        // Fold the high bits down so both ends of the hash are well mixed.
+        self.0 ^ (self.0 >> 29)
+    }
+}
+
+pub(crate) type FastBuild = BuildHasherDefault<FastHasher>;
+
+/// Appends to `out` the fingerprints of pages `first..first + count` (of
+/// `page_bytes`) of `rec`, following the module rules; appends nothing when
+/// they are unknown or the page size is not a multiple of 4 KiB.
+pub(crate) fn page_fingerprints(
+    rec: &TraceRecord,
+    page_bytes: u64,
+    first: u64,
+    count: u64,
+    out: &mut Vec<u128>,
+) {
+    if rec.fingerprints.is_empty() || rec.fingerprints.len() as u64 != rec.fingerprint_pages() {
+        return;
+    }
+    if page_bytes == FINGERPRINT_PAGE_BYTES {
+        out.extend_from_slice(&rec.fingerprints);
+    } else if page_bytes % FINGERPRINT_PAGE_BYTES == 0 {
+        let per_page = page_bytes / FINGERPRINT_PAGE_BYTES;
+        let (fp_first, fp_count) =
+            page_span(rec.offset_bytes, rec.length_bytes, FINGERPRINT_PAGE_BYTES);
+        for page in first..first + count {
+            let lo = page.saturating_mul(per_page).max(fp_first);
+            let hi = page
+                .saturating_add(1)
+                .saturating_mul(per_page)
+                .min(fp_first + fp_count)
+                .max(lo);
+            let group = rec
+                .fingerprints
+                .get((lo - fp_first) as usize..(hi - fp_first) as usize)
+                .unwrap_or(&[]);
+            out.push(combine_fingerprints(group));
+        }
+    }
+}
+
+/// How records become page requests.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageOptions {
+    /// Mapping unit in bytes (default 4096).
+    pub page_bytes: u32,
+    /// Dense first-touch renumbering of pages.
+    pub compact: bool,
+    /// Logical pages of the simulated device, for the capacity check.
+    pub logical_pages: Option<u64>,
+    /// Number of passes over the trace (default 1).
+    pub repeat: u32,
+    /// Subtract the first record's time so the replay starts at 0 (default true).
+    pub rebase_time: bool,
+}
+
+impl Default for PageOptions {
+    fn default() -> Self {
+        PageOptions {
+            page_bytes: 4096,
+            compact: false,
+            logical_pages: None,
+            repeat: 1,
+            rebase_time: true,
+        }
+    }
+}
+
+/// One request on logical pages: the vocabulary of the simulator.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PageRequest {
+    /// Arrival time in ns (rebased and shifted per pass, see [`PageOptions`]).
+    pub time_ns: u64,
+    /// Operation.
+    pub op: TraceOp,
+    /// First logical page.
+    pub lpn: u64,
+    /// Number of pages (0 for flushes).
+    pub pages: u32,
+    /// Device id of the source record.
+    pub device: Option<u32>,
+    /// Stream id of the source record.
+    pub stream: Option<u16>,
+    /// Program-context tag of the source record.
+    pub context: Option<u64>,
+    /// One content fingerprint per page, or empty when unknown.
+    pub fingerprints: Vec<u128>,
+}
+
+/// Turns records into page requests (see the module docs for the rules).
+///
+/// Push one record with [`PageMapper::push`], then call
+/// [`PageMapper::next_request`] until it returns `Ok(false)`.
+pub struct PageMapper {
+    page_bytes: u64,
+    compact: bool,
+    logical_pages: Option<u64>,
+    map: HashMap<u64, u64, FastBuild>,
+    next_compact: u64,
+    // The record being split.
+    time_ns: u64,
+    op: TraceOp,
+    device: Option<u32>,
+    stream: Option<u16>,
+    context: Option<u64>,
+    first_page: u64,
+    cursor: u64,
+    end: u64,
+    fingerprints: Vec<u128>,
+    flush_pending: bool,
+    zero_length_skipped: u64,
+}
+
+impl PageMapper {
+    /// A mapper; fails if `page_bytes` is 0.
+    pub fn new(opts: &PageOptions) -> Result<Self, TraceError> {
+        if opts.page_bytes == 0 {
+            return Err(TraceError::Option("page size must be at least 1 byte".into()));
+        }
+        Ok(PageMapper {
+            page_bytes: u64::from(opts.page_bytes),
+            compact: opts.compact,
+            logical_pages: opts.logical_pages,
+            map: HashMap::default(),
+            next_compact: 0,
+            time_ns: 0,
+            op: TraceOp::Read,
+            device: None,
+            stream: None,
+            context: None,
+            first_page: 0,
+            cursor: 0,
+            end: 0,
+            fingerprints: Vec::new(),
+            flush_pending: false,
+            zero_length_skipped: 0,
+        })
+    }
+
+    /// Loads a record, to be split by [`PageMapper::next_request`]. `time_ns`
+    /// is the time to give its page requests. Any unfinished record is dropped.
+    pub fn push(&mut self, rec: &TraceRecord, time_ns: u64) {
+        self.time_ns = time_ns;
+        self.op = rec.op;
+        self.device = rec.device;
+        self.stream = rec.stream;
+        self.context = rec.context;
+        self.fingerprints.clear();
+        self.flush_pending = false;
+        self.cursor = 0;
+        self.end = 0;
+        if rec.op == TraceOp::Flush {
+            self.flush_pending = true;
+            return;
+        }
+        let (first, count) = rec.page_span(self.page_bytes);
+        if count == 0 {
+            self.zero_length_skipped += 1;
+            return;
+        }
+        self.first_page = first;
+        self.cursor = first;
+        self.end = first + count; // page_span guarantees no overflow
+        page_fingerprints(rec, self.page_bytes, first, count, &mut self.fingerprints);
+    }
+
+    /// Compact number of `page`, assigning the next one on first touch.
+    fn compact_lpn(&mut self, page: u64) -> Result<u64, String> {
+        if let Some(&lpn) = self.map.get(&page) {
+            return Ok(lpn);
+        }
+        if let Some(limit) = self.logical_pages {
+            if self.next_compact >= limit {
+                return Err(format!(
+                    "the trace touches more distinct pages than the device's {limit} logical \
+                     pages, even with compact mapping"
+                ));
+            }
+        }
+        let lpn = self.next_compact;
+        self.map.insert(page, lpn);
+        self.next_compact += 1;
+        Ok(lpn)
+    }
+
+    /// The next page request of the pushed record; `Ok(false)` when done.
+    /// The error is a capacity error, in words.
+    pub fn next_request(&mut self, out: &mut PageRequest) -> Result<bool, String> {
+        if self.flush_pending {
+            self.flush_pending = false;
+            self.fill_header(out);
+            out.lpn = 0;
+            out.pages = 0;
+            out.fingerprints.clear();
+            return Ok(true);
+        }
+        if self.cursor >= self.end {
+            return Ok(false);
+        }
+        let start = self.cursor;
+        let max_run = (self.end - start).min(u64::from(u32::MAX));
+        let (lpn, run) = if self.compact {
+            let lpn0 = self.compact_lpn(start)?;
+            let mut run = 1;
+            while run < max_run {
+                let next = self.compact_lpn(start + run)?;
+                if Some(next) != lpn0.checked_add(run) {
+                    break;
+                }
+                run += 1;
+            }
+            (lpn0, run)
+        } else {
+            if let Some(limit) = self.logical_pages {
+                if start + max_run > limit {
+                    return Err(format!(
+                        "the request touches page {} but the device has {limit} logical pages \
+                         (use compact mapping, or a larger device)",
+                        self.end - 1
+                    ));
+                }
+            }
+            (start, max_run)
+        };
+        self.fill_header(out);
+        out.lpn = lpn;
+        out.pages = run as u32; // run ≤ u32::MAX
+        out.fingerprints.clear();
+        if !self.fingerprints.is_empty() {
+            let lo = (start - self.first_page) as usize;
+            if let Some(fps) = self.fingerprints.get(lo..lo + run as usize) {
+                out.fingerprints.extend_from_slice(fps);
+            }
+        }
+        self.cursor = start + run;
+        Ok(true)
+    }
+
+    fn fill_header(&self, out: &mut PageRequest) {
+        out.time_ns = self.time_ns;
+        out.op = self.op;
+        out.device = self.device;
+        out.stream = self.stream;
+        out.context = self.context;
+    }
+
+    /// Zero-length data requests skipped so far.
+    pub fn zero_length_skipped(&self) -> u64 {
+        self.zero_length_skipped
+    }
+
+    /// Distinct pages numbered so far (compact mapping only; 0 otherwise).
+    pub fn compact_pages(&self) -> u64 {
+        self.next_compact
+    }
+}
+
+/// Opens a fresh reader for each pass of a repeated replay.
+pub type ReaderOpener = Box<dyn FnMut() -> Result<Box<dyn TraceReader>, TraceError> + Send>;
+
+/// A stream of page requests from a trace, with device filter (through
+/// [`ReaderOptions::device`]), compact mapping and repeat.
+///
+/// ```no_run
+/// use ftlsim_trace::{PageOptions, PageRequest, PageStream, ReaderOptions};
+/// let popts = PageOptions { compact: true, repeat: 2, ..PageOptions::default() };
+/// let mut pages = PageStream::open("trace.csv".as_ref(), &ReaderOptions::default(), &popts)?;
+/// let mut req = PageRequest::default();
+/// while pages.next_request(&mut req)? {
+///     // req.op, req.lpn, req.pages, req.fingerprints ...
+/// }
+/// eprintln!("skipped {} bad lines", pages.skipped_bad_lines());
+/// # Ok::<(), ftlsim_trace::TraceError>(())
+/// ```
+pub struct PageStream {
+    opener: Option<ReaderOpener>,
+    reader: Box<dyn TraceReader>,
+    mapper: PageMapper,
+    rec: TraceRecord,
+    repeat: u32,
+    pass: u32,
+    rebase: bool,
+    first_time: Option<u64>,
+    pass_first: u64,
+    pass_last: u64,
+    pass_records: u64,
+    pass_offset_ns: u64,
+    skipped_done: u64,
+    done: bool,
+}
+
+impl PageStream {
+    /// Page requests of the trace at `path` (reopened for each pass).
+    pub fn open(path: &Path, ropts: &ReaderOptions, popts: &PageOptions) -> Result<Self, TraceError> {
+        let path: PathBuf = path.to_path_buf();
+        let ropts = ropts.clone();
+        let opener: ReaderOpener = Box::new(move || open(&path, &ropts));
+        Self::with_opener(opener, popts)
+    }
+
+    /// Page requests from readers made by `opener` (called once per pass).
+    pub fn with_opener(mut opener: ReaderOpener, popts: &PageOptions) -> Result<Self, TraceError> {
+        let reader = opener()?;
+        let mut s = Self::from_reader(reader, &PageOptions { repeat: 1, ..popts.clone() })?;
+        if popts.repeat == 0 {
+            return Err(TraceError::Option("repeat must be at least 1".into()));
+        }
+        s.repeat = popts.repeat;
+        s.opener = Some(opener);
+        Ok(s)
+    }
+
+    /// Page requests from one reader. `repeat` must be 1 (a reader cannot
+    /// be rewound); use [`PageStream::open`] or [`PageStream::with_opener`].
+    pub fn from_reader(reader: Box<dyn TraceReader>, popts: &PageOptions) -> Result<Self, TraceError> {
+        if popts.repeat != 1 {
+            return Err(TraceError::Option(
+                "repeat needs a way to reopen the trace: use PageStream::open".into(),
+            ));
+        }
+        Ok(PageStream {
+            opener: None,
+            reader,
+            mapper: PageMapper::new(popts)?,
+            rec: TraceRecord::default(),
+            repeat: 1,
+            pass: 0,
+            rebase: popts.rebase_time,
+            first_time: None,
+            pass_first: 0,
+            pass_last: 0,
+            pass_records: 0,
+            pass_offset_ns: 0,
+            skipped_done: 0,
+            done: false,
+        })
+    }
+
+    /// The next page request; `Ok(false)` at the end of the last pass.
+    pub fn next_request(&mut self, out: &mut PageRequest) -> Result<bool, TraceError> {
+        loop {
+            match self.mapper.next_request(out) {
+                Ok(true) => return Ok(true),
+                Ok(false) => {}
+                Err(what) => {
+                    return Err(TraceError::Capacity {
+                        file: self.reader.name().to_string(),
+                        line: self.reader.position(),
+                        what,
+                    })
+                }
+            }
+            if self.done {
+                return Ok(false);
+            }
+            if self.reader.next_record(&mut self.rec)? {
+                let t = self.rec.time_ns;
+                let first = *self.first_time.get_or_insert(t);
+                if self.pass_records == 0 {
+                    self.pass_first = t;
+                    self.pass_last = t;
+                }
+                self.pass_first = self.pass_first.min(t);
+                self.pass_last = self.pass_last.max(t);
+                self.pass_records += 1;
+                let base = if self.rebase { t.saturating_sub(first) } else { t };
+                let time = base.saturating_add(self.pass_offset_ns);
+                self.mapper.push(&self.rec, time);
+                continue;
+            }
+            // End of a pass.
+            self.pass += 1;
+            self.skipped_done += self.reader.skipped_bad_lines();
+            let Some(opener) = self.opener.as_mut().filter(|_| self.pass < self.repeat) else {
+                self.done = true;
+                continue;
+            };
+            let span = self.pass_last - self.pass_first;
+            let gap = if self.pass_records > 1 {
+                span / (self.pass_records - 1)
+            } else {
+                0
+            };
+            self.pass_offset_ns = self
+                .pass_offset_ns
+                .saturating_add(span)
+                .saturating_add(gap.max(1));
+            self.pass_records = 0;
+            self.reader = opener()?;
+        }
+    }
+
+    /// Passes completed.
+    pub fn passes_done(&self) -> u32 {
+        self.pass
+    }
+
+    /// Bad lines skipped, over all passes so far.
+    pub fn skipped_bad_lines(&self) -> u64 {
+        let current = if self.done { 0 } else { self.reader.skipped_bad_lines() };
+        self.skipped_done + current
+    }
+
+    /// The current reader (format, name, first skipped error...).
+    pub fn reader(&self) -> &dyn TraceReader {
+        self.reader.as_ref()
+    }
+
+    /// Zero-length data requests skipped.
+    pub fn zero_length_skipped(&self) -> u64 {
+        self.mapper.zero_length_skipped()
+    }
+
+    /// Distinct pages numbered by compact mapping (0 without it).
+    pub fn compact_pages(&self) -> u64 {
+        self.mapper.compact_pages()
+    }
+}
+
+impl Iterator for PageStream {
+    type Item = Result<PageRequest, TraceError>;
+
+    /// Allocating convenience; stops after the first error.
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut req = PageRequest::default();
+        match self.next_request(&mut req) {
+            Ok(true) => Some(Ok(req)),
+            Ok(false) => None,
+            Err(e) => {
+                self.done = true;
+                self.mapper.cursor = self.mapper.end;
+                self.mapper.flush_pending = false;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(op: TraceOp, offset: u64, len: u64) -> TraceRecord {
+        TraceRecord {
+            op,
+            offset_bytes: offset,
+            length_bytes: len,
+            ..TraceRecord::default()
+        }
+    }
+
+    fn split(m: &mut PageMapper, r: &TraceRecord) -> Vec<(u64, u32)> {
+        m.push(r, 0);
+        let mut out = Vec::new();
+        let mut req = PageRequest::default();
+        while m.next_request(&mut req).unwrap() {
+            out.push((req.lpn, req.pages));
+        }
+        out
+    }
+
+    #[test]
+    fn unaligned_requests_cover_touched_pages() {
+        let mut m = PageMapper::new(&PageOptions::default()).unwrap();
+        assert_eq!(split(&mut m, &rec(TraceOp::Write, 0, 4096)), [(0, 1)]);
+        assert_eq!(split(&mut m, &rec(TraceOp::Write, 4095, 2)), [(0, 2)]);
+        assert_eq!(split(&mut m, &rec(TraceOp::Write, 512, 512)), [(0, 1)]);
+        assert_eq!(split(&mut m, &rec(TraceOp::Read, 8192, 8193)), [(2, 3)]);
+        assert_eq!(split(&mut m, &rec(TraceOp::Write, 8192, 0)), []);
+        assert_eq!(m.zero_length_skipped(), 1);
+        assert_eq!(split(&mut m, &rec(TraceOp::Flush, 0, 0)), [(0, 0)]);
+    }
+
+    #[test]
+    fn compact_first_touch_order_and_split() {
+        let opts = PageOptions {
+            compact: true,
+            ..PageOptions::default()
+        };
+        let mut m = PageMapper::new(&opts).unwrap();
+        let gb = 1u64 << 30;
+        assert_eq!(split(&mut m, &rec(TraceOp::Write, 2000 * gb, 8192)), [(0, 2)]);
+        assert_eq!(split(&mut m, &rec(TraceOp::Write, 5 * gb, 4096)), [(2, 1)]);
+        // Touches 2000 GB pages 0,1 (known, 0..2) then a new page (3): split.
+        assert_eq!(
+            split(&mut m, &rec(TraceOp::Read, 2000 * gb - 4096, 4 * 4096)),
+            [(3, 1), (0, 2), (4, 1)]
+        );
+        assert_eq!(m.compact_pages(), 5);
+    }
+
+    #[test]
+    fn capacity_errors() {
+        let opts = PageOptions {
+            logical_pages: Some(4),
+            ..PageOptions::default()
+        };
+        let mut m = PageMapper::new(&opts).unwrap();
+        let mut req = PageRequest::default();
+        m.push(&rec(TraceOp::Write, 3 * 4096, 4096), 0);
+        assert!(m.next_request(&mut req).unwrap());
+        m.push(&rec(TraceOp::Write, 3 * 4096, 4097), 0);
+        let err = m.next_request(&mut req).unwrap_err();
+        assert!(err.contains("page 4") && err.contains("4 logical pages"), "{err}");
+
+        let opts = PageOptions {
+            logical_pages: Some(2),
+            compact: true,
+            ..PageOptions::default()
+        };
+        let mut m = PageMapper::new(&opts).unwrap();
+        m.push(&rec(TraceOp::Write, 1 << 40, 8192), 0);
+        assert!(m.next_request(&mut req).unwrap());
+        m.push(&rec(TraceOp::Write, 0, 1), 0);
+        assert!(m.next_request(&mut req).unwrap_err().contains("distinct pages"));
+        assert!(PageMapper::new(&PageOptions {
+            page_bytes: 0,
+            ..PageOptions::default()
+        })
+        .is_err());
+    }
+
+    #[test]
+    fn fingerprints_follow_pages() {
+        let mut r = rec(TraceOp::Write, 4096, 4 * 4096);
+        r.fingerprints = vec![1, 2, 3, 4];
+        // 4 KiB pages: passed through.
+        let mut m = PageMapper::new(&PageOptions::default()).unwrap();
+        m.push(&r, 0);
+        let mut req = PageRequest::default();
+        assert!(m.next_request(&mut req).unwrap());
+        assert_eq!(req.fingerprints, [1, 2, 3, 4]);
+        // 8 KiB pages: 4K pages 1..=4 → 8K pages 0 (has 1), 1 (2,3), 2 (4).
+        let mut m = PageMapper::new(&PageOptions {
+            page_bytes: 8192,
+            ..PageOptions::default()
+        })
+        .unwrap();
+        m.push(&r, 0);
+        assert!(m.next_request(&mut req).unwrap());
+        assert_eq!((req.lpn, req.pages), (0, 3));
+        assert_eq!(
+            req.fingerprints,
+            [1, combine_fingerprints(&[2, 3]), 4]
+        );
+        // 2 KiB pages: dropped.
+        let mut m = PageMapper::new(&PageOptions {
+            page_bytes: 2048,
+            ..PageOptions::default()
+        })
+        .unwrap();
+        m.push(&r, 0);
+        assert!(m.next_request(&mut req).unwrap());
+        assert!(req.fingerprints.is_empty());
+        // Wrong count: treated as unknown.
+        r.fingerprints.pop();
+        let mut m = PageMapper::new(&PageOptions::default()).unwrap();
+        m.push(&r, 0);
+        assert!(m.next_request(&mut req).unwrap());
+        assert!(req.fingerprints.is_empty());
+    }
+
+    #[test]
+    fn hasher_spreads_sequential_keys() {
+        let mut seen = std::collections::HashSet::new();
+        for k in 0u64..1000 {
+            let mut h = FastHasher::default();
+            h.write_u64(k);
+            seen.insert(h.finish() & 1023);
+        }
+        assert!(seen.len() > 500, "{}", seen.len());
+    }
+}
