@@ -15,6 +15,8 @@ pub struct Config {
     pub ftl: FtlConfig,
     pub workload: WorkloadConfig,
     pub metrics: MetricsConfig,
+    /// Present (a `[timing]` section) to turn the timing model on.
+    pub timing: Option<crate::timing::TimingConfig>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

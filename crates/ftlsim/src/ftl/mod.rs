@@ -54,6 +54,17 @@ enum Reclaim {
     WearLeveling,
 }
 
+/// A flash operation, as the timing model sees it. Recorded only when the op
+/// log is on, so WAF-only studies pay nothing for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlashOp {
+    /// A page read: a host read (`gc` false) or a GC / wear-leveling migration read.
+    Read { ppn: Ppn, gc: bool },
+    /// A page program: host data (`gc` false) or a migrated page.
+    Program { ppn: Ppn, gc: bool },
+    Erase { block: u32 },
+}
+
 /// What a page read found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PageRead {
@@ -105,6 +116,8 @@ pub struct Ssd {
     gc_buffer: Vec<(Lpn, u64)>,
     pub counters: Counters,
     pub survival: Option<LogHistogram>,
+    /// Flash operations since the last `take_ops`, when the op log is on.
+    ops: Option<Vec<FlashOp>>,
 }
 
 impl Ssd {
@@ -160,6 +173,7 @@ impl Ssd {
             gc_buffer: Vec::with_capacity(ppb as usize),
             counters: Counters::default(),
             survival: options.survival.then(LogHistogram::default),
+            ops: None,
         })
     }
 
@@ -228,6 +242,7 @@ impl Ssd {
         let frontier = self.placement.host_frontier(stream);
         let ppn = self.next_page(frontier, true)?;
         self.program(ppn, lpn, content);
+        self.log(FlashOp::Program { ppn, gc: false });
         self.l2p[lpn as usize] = MapEntry { ppn, written_at: self.now as u32 };
         Ok(())
     }
@@ -243,6 +258,7 @@ impl Ssd {
             return Ok(None);
         }
         let content = self.content.as_ref().map_or(0, |c| c[ppn as usize]);
+        self.log(FlashOp::Read { ppn, gc: false });
         Ok(Some(PageRead { ppn, content }))
     }
 
@@ -263,6 +279,26 @@ impl Ssd {
     /// only counts (the timing model gives it a cost).
     pub fn flush(&mut self) {
         self.counters.flushes += 1;
+    }
+
+    /// Starts recording flash operations (for the timing model).
+    pub fn enable_op_log(&mut self) {
+        self.ops.get_or_insert_with(Vec::new);
+    }
+
+    /// Moves the operations recorded since the last call into `out` (cleared first).
+    pub fn take_ops(&mut self, out: &mut Vec<FlashOp>) {
+        out.clear();
+        if let Some(ops) = &mut self.ops {
+            std::mem::swap(ops, out);
+        }
+    }
+
+    #[inline]
+    fn log(&mut self, op: FlashOp) {
+        if let Some(ops) = &mut self.ops {
+            ops.push(op);
+        }
     }
 
     /// Hints that `lpn` will be written or read soon (start fetching its map entry).
@@ -439,6 +475,9 @@ impl Ssd {
                 prefetch(&self.l2p, lpn as usize);
                 let content = self.content.as_ref().map_or(0, |c| c[ppn as usize]);
                 self.gc_buffer.push((lpn, content));
+                if let Some(ops) = &mut self.ops {
+                    ops.push(FlashOp::Read { ppn, gc: true });
+                }
             }
         }
         assert_eq!(self.gc_buffer.len() as u32, valid, "block {victim}: valid count disagrees with the mapping");
@@ -461,6 +500,7 @@ impl Ssd {
             let old_ppn = self.l2p[lpn as usize].ppn;
             debug_assert_eq!(self.geo.block_of(old_ppn), victim);
             self.program(ppn, lpn, content);
+            self.log(FlashOp::Program { ppn, gc: true });
             self.l2p[lpn as usize].ppn = ppn;
         }
         staged.clear();
@@ -480,6 +520,7 @@ impl Ssd {
         self.blocks.erase_count[b] += 1;
         self.counters.erase_count += 1;
         self.erases_since_wl_check += 1;
+        self.log(FlashOp::Erase { block });
         if self.pe_limit > 0 && self.blocks.erase_count[b] >= self.pe_limit {
             self.blocks.state[b] = BlockState::Retired;
             self.retired += 1;
