@@ -56,7 +56,11 @@ fn device(blocks: u32, pages_per_block: u32, spare_factor: f64) -> Config {
     c
 }
 
-pub fn run_bench(quick: bool, segments: usize, progress: &mut dyn FnMut(&str)) -> Result<BenchReport> {
+pub fn run_bench(
+    quick: bool,
+    segments: usize,
+    progress: &mut dyn FnMut(&str),
+) -> Result<BenchReport> {
     let blocks = if quick { 4096 } else { 65_536 };
     let mut cases = Vec::new();
     for sf in [0.28, 0.07] {

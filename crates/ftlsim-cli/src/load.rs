@@ -10,16 +10,18 @@ use ftlsim::Config;
 /// failing that as a bare string, so `--set ftl.gc_policy=fifo` works unquoted.
 fn parse_value(value: &str) -> toml::Value {
     match toml::from_str::<toml::Table>(&format!("v = {value}")) {
-        Ok(mut t) => t.remove("v").unwrap_or_else(|| toml::Value::String(value.to_string())),
+        Ok(mut t) => t
+            .remove("v")
+            .unwrap_or_else(|| toml::Value::String(value.to_string())),
         Err(_) => toml::Value::String(value.to_string()),
     }
 }
 
 /// Applies one `key.path=value` override to the table.
 pub fn apply_set(table: &mut toml::Table, assignment: &str) -> Result<()> {
-    let (key, value) = assignment
-        .split_once('=')
-        .ok_or_else(|| anyhow!("--set `{assignment}`: expected KEY=VALUE, e.g. device.blocks=1024"))?;
+    let (key, value) = assignment.split_once('=').ok_or_else(|| {
+        anyhow!("--set `{assignment}`: expected KEY=VALUE, e.g. device.blocks=1024")
+    })?;
     let key = key.trim();
     let parts: Vec<&str> = key.split('.').collect();
     if parts.iter().any(|p| p.is_empty()) {
@@ -27,26 +29,35 @@ pub fn apply_set(table: &mut toml::Table, assignment: &str) -> Result<()> {
     }
     let mut cursor = table;
     for (i, part) in parts[..parts.len() - 1].iter().enumerate() {
-        let entry = cursor.entry(part.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
-        cursor = entry
-            .as_table_mut()
-            .ok_or_else(|| anyhow!("--set `{assignment}`: `{}` is a value, not a section", parts[..=i].join(".")))?;
+        let entry = cursor
+            .entry(part.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        cursor = entry.as_table_mut().ok_or_else(|| {
+            anyhow!(
+                "--set `{assignment}`: `{}` is a value, not a section",
+                parts[..=i].join(".")
+            )
+        })?;
     }
-    cursor.insert(parts[parts.len() - 1].to_string(), parse_value(value.trim()));
+    cursor.insert(
+        parts[parts.len() - 1].to_string(),
+        parse_value(value.trim()),
+    );
     Ok(())
 }
 
 /// Turns a TOML table into a validated config; errors name the key.
 pub fn config_from_table(table: toml::Table, origin: &str) -> Result<Config> {
-    let config: Config = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        if path == "." || path.is_empty() {
-            anyhow!("{origin}: {inner}")
-        } else {
-            anyhow!("{origin}: config key `{path}`: {inner}")
-        }
-    })?;
+    let config: Config =
+        serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            if path == "." || path.is_empty() {
+                anyhow!("{origin}: {inner}")
+            } else {
+                anyhow!("{origin}: config key `{path}`: {inner}")
+            }
+        })?;
     config.validate().map_err(|e| anyhow!("{origin}: {e}"))?;
     Ok(config)
 }
@@ -55,7 +66,8 @@ pub fn config_from_table(table: toml::Table, origin: &str) -> Result<Config> {
 pub fn load_config(path: Option<&Path>, sets: &[String]) -> Result<Config> {
     let (mut table, origin) = match path {
         Some(p) => {
-            let text = std::fs::read_to_string(p).with_context(|| format!("cannot read config {}", p.display()))?;
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read config {}", p.display()))?;
             let table: toml::Table = toml::from_str(&text).map_err(|e| {
                 let place = e
                     .span()
@@ -73,7 +85,11 @@ pub fn load_config(path: Option<&Path>, sets: &[String]) -> Result<Config> {
     for s in sets {
         apply_set(&mut table, s)?;
     }
-    let origin = if sets.is_empty() { origin } else { format!("{origin} with --set") };
+    let origin = if sets.is_empty() {
+        origin
+    } else {
+        format!("{origin} with --set")
+    };
     config_from_table(table, &origin)
 }
 
@@ -91,21 +107,38 @@ mod tests {
 
     #[test]
     fn set_overrides_file_and_parses_types() {
-        let c = load("[device]\nblocks = 128\n", &["device.blocks=256", "ftl.gc_policy=fifo", "workload.writes=3x"])
-            .unwrap();
+        let c = load(
+            "[device]\nblocks = 128\n",
+            &[
+                "device.blocks=256",
+                "ftl.gc_policy=fifo",
+                "workload.writes=3x",
+            ],
+        )
+        .unwrap();
         assert_eq!(c.device.blocks, 256);
         assert_eq!(c.ftl.gc_policy, ftlsim::config::GcPolicyName::Fifo);
-        assert_eq!(c.workload.writes, Some(ftlsim::config::Amount::Capacity(3.0)));
+        assert_eq!(
+            c.workload.writes,
+            Some(ftlsim::config::Amount::Capacity(3.0))
+        );
     }
 
     #[test]
     fn errors_name_the_key() {
         let e = load("[device]\nblokcs = 1\n", &[]).unwrap_err().to_string();
         assert!(e.contains("blokcs"), "{e}");
-        let e = load("[device]\nblocks = \"many\"\n", &[]).unwrap_err().to_string();
+        let e = load("[device]\nblocks = \"many\"\n", &[])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("device.blocks"), "{e}");
-        let e = load("", &["device.spare_factor=1.5"]).unwrap_err().to_string();
-        assert!(e.contains("device.spare_factor") && e.contains("(0, 1)"), "{e}");
+        let e = load("", &["device.spare_factor=1.5"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("device.spare_factor") && e.contains("(0, 1)"),
+            "{e}"
+        );
         let e = load("", &["workload.writes=lots"]).unwrap_err().to_string();
         assert!(e.contains("workload.writes"), "{e}");
         let e = load("", &["nokey"]).unwrap_err().to_string();

@@ -14,7 +14,11 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
 #[derive(Parser)]
-#[command(name = "ftlsim", version, about = "Fast, deterministic flash storage stack simulator")]
+#[command(
+    name = "ftlsim",
+    version,
+    about = "Fast, deterministic flash storage stack simulator"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -75,7 +79,13 @@ fn progress_bar(total: u64) -> ProgressBar {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Run { config, sets, json, out, check } => {
+        Command::Run {
+            config,
+            sets,
+            json,
+            out,
+            check,
+        } => {
             let cfg = load::load_config(config.as_deref(), &sets)?;
             eprintln!("ftlsim: seed {}", cfg.workload.seed);
             let bar = progress_bar(100);
@@ -112,13 +122,24 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 eprint!("\r\x1b[K");
             }
             if json {
-                println!("{}", serde_json::to_string(&serde_json::json!({ "cases": results }))?);
+                println!(
+                    "{}",
+                    serde_json::to_string(&serde_json::json!({ "cases": results }))?
+                );
             } else {
                 print!("{}", validate::render(&results));
             }
-            Ok(if results.iter().all(|r| r.pass) { ExitCode::SUCCESS } else { ExitCode::from(1) })
+            Ok(if results.iter().all(|r| r.pass) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
         }
-        Command::Bench { quick, segments, json } => {
+        Command::Bench {
+            quick,
+            segments,
+            json,
+        } => {
             let report = bench::run_bench(quick, segments, &mut |name| eprintln!("bench: {name}"))?;
             if json {
                 println!("{}", serde_json::to_string(&report)?);

@@ -12,6 +12,14 @@ fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or_else(|| "-".to_string(), |x| x.to_string())
 }
 
+/// The config spelling of an enum value (`greedy`, `hot-cold`, ...).
+fn config_name<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
 fn human_bytes(bytes: f64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let mut v = bytes;
@@ -41,18 +49,30 @@ pub fn summary_table(cfg: &Config, r: &Report) -> String {
     );
     let _ = writeln!(
         s,
-        "ftl       gc {:?}, frontiers {:?}, watermarks {}/{}",
-        cfg.ftl.gc_policy, cfg.ftl.frontiers, cfg.ftl.gc_low_watermark, cfg.ftl.gc_high_watermark
+        "ftl       gc {}, frontiers {}, watermarks {}/{}",
+        config_name(&cfg.ftl.gc_policy),
+        config_name(&cfg.ftl.frontiers),
+        cfg.ftl.gc_low_watermark,
+        cfg.ftl.gc_high_watermark
     );
     let _ = writeln!(
         s,
-        "workload  {:?}, seed {}, precondition {} pages, warm-up {} pages",
-        cfg.workload.kind, r.seed, r.precondition_pages, r.warmup_pages
+        "workload  {}, seed {}, precondition {} pages, warm-up {} pages",
+        config_name(&cfg.workload.kind),
+        r.seed,
+        r.precondition_pages,
+        r.warmup_pages
     );
     let _ = writeln!(s, "measured window:");
     let rows: Vec<(&str, String)> = vec![
         ("host write pages", r.host_write_pages.to_string()),
-        ("host read pages", format!("{} ({} unmapped)", r.host_read_pages, r.host_read_unmapped_pages)),
+        (
+            "host read pages",
+            format!(
+                "{} ({} unmapped)",
+                r.host_read_pages, r.host_read_unmapped_pages
+            ),
+        ),
         ("host trim pages", r.host_trim_pages.to_string()),
         ("NAND write pages", r.nand_write_pages.to_string()),
         ("GC copy pages", r.gc_copy_pages.to_string()),
@@ -61,7 +81,10 @@ pub fn summary_table(cfg: &Config, r: &Report) -> String {
         ("erases", r.erase_count.to_string()),
         (
             "erase count per block",
-            format!("max {} min {} mean {:.2} stddev {:.2}", r.erase_max, r.erase_min, r.erase_mean, r.erase_stddev),
+            format!(
+                "max {} min {} mean {:.2} stddev {:.2}",
+                r.erase_max, r.erase_min, r.erase_mean, r.erase_stddev
+            ),
         ),
         (
             "page survival (host writes)",
@@ -80,15 +103,24 @@ pub fn summary_table(cfg: &Config, r: &Report) -> String {
         (
             "estimated lifetime",
             match (r.lifetime_host_write_bytes, r.lifetime_drive_writes) {
-                (Some(b), Some(dw)) => format!("{} of host writes ({dw:.0} drive writes)", human_bytes(b)),
+                (Some(b), Some(dw)) => {
+                    format!("{} of host writes ({dw:.0} drive writes)", human_bytes(b))
+                }
                 _ => "unbounded (no P/E limit or no erases)".to_string(),
             },
         ),
         (
             "end of life",
-            if r.end_of_life { format!("yes: {} blocks retired", r.retired_blocks) } else { "no".to_string() },
+            if r.end_of_life {
+                format!("yes: {} blocks retired", r.retired_blocks)
+            } else {
+                "no".to_string()
+            },
         ),
-        ("state per physical page", format!("{:.2} B", r.state_bytes_per_physical_page)),
+        (
+            "state per physical page",
+            format!("{:.2} B", r.state_bytes_per_physical_page),
+        ),
     ];
     for (k, v) in rows {
         let _ = writeln!(s, "  {k:<28} {v}");
@@ -98,16 +130,19 @@ pub fn summary_table(cfg: &Config, r: &Report) -> String {
 
 /// Writes summary.json, summary.csv, timeseries.csv and waf.svg into `dir`.
 pub fn write_outputs(dir: &Path, report: &Report) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create output directory {}", dir.display()))?;
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create output directory {}", dir.display()))?;
     let json = serde_json::to_string_pretty(report)? + "\n";
     let path = dir.join("summary.json");
     std::fs::write(&path, json).with_context(|| format!("cannot write {}", path.display()))?;
     let path = dir.join("summary.csv");
-    let mut w = csv::Writer::from_path(&path).with_context(|| format!("cannot write {}", path.display()))?;
+    let mut w = csv::Writer::from_path(&path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
     w.serialize(report)?;
     w.flush()?;
     let path = dir.join("timeseries.csv");
-    let mut w = csv::Writer::from_path(&path).with_context(|| format!("cannot write {}", path.display()))?;
+    let mut w = csv::Writer::from_path(&path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
     for row in &report.series {
         w.serialize(row)?;
     }
@@ -119,9 +154,14 @@ pub fn write_outputs(dir: &Path, report: &Report) -> Result<()> {
 pub fn plot_waf(path: &Path, series: &[SeriesRow], logical_pages: u64) -> Result<()> {
     let x = |r: &SeriesRow| r.host_write_pages as f64 / logical_pages.max(1) as f64;
     let x_max = series.last().map_or(1.0, x).max(1e-9);
-    let y_max = series.iter().map(|r| r.window_waf.max(r.measured_waf)).fold(1.0f64, f64::max) * 1.1;
+    let y_max = series
+        .iter()
+        .map(|r| r.window_waf.max(r.measured_waf))
+        .fold(1.0f64, f64::max)
+        * 1.1;
     let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| anyhow::anyhow!("plot {}: {e}", path.display()))?;
+    root.fill(&WHITE)
+        .map_err(|e| anyhow::anyhow!("plot {}: {e}", path.display()))?;
     let draw = || -> Result<(), Box<dyn std::error::Error + '_>> {
         let mut chart = ChartBuilder::on(&root)
             .caption("WAF over time", ("sans-serif", 22))
@@ -129,19 +169,33 @@ pub fn plot_waf(path: &Path, series: &[SeriesRow], logical_pages: u64) -> Result
             .x_label_area_size(40)
             .y_label_area_size(50)
             .build_cartesian_2d(0.0..x_max, 0.0..y_max)?;
-        chart.configure_mesh().x_desc("host writes (x logical capacity)").y_desc("WAF").draw()?;
         chart
-            .draw_series(LineSeries::new(series.iter().map(|r| (x(r), r.window_waf)), &BLUE))?
+            .configure_mesh()
+            .x_desc("host writes (x logical capacity)")
+            .y_desc("WAF")
+            .draw()?;
+        chart
+            .draw_series(LineSeries::new(
+                series.iter().map(|r| (x(r), r.window_waf)),
+                &BLUE,
+            ))?
             .label("window WAF")
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE));
         chart
             .draw_series(LineSeries::new(
-                series.iter().filter(|r| r.measured_waf > 0.0).map(|r| (x(r), r.measured_waf)),
+                series
+                    .iter()
+                    .filter(|r| r.measured_waf > 0.0)
+                    .map(|r| (x(r), r.measured_waf)),
                 &RED,
             ))?
             .label("measured-window WAF")
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED));
-        chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw()?;
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()?;
         root.present()?;
         Ok(())
     };

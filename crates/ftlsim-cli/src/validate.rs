@@ -54,7 +54,16 @@ fn cases(quick: bool) -> Vec<Case> {
     let greedy_grid: &[(u32, f64)] = if quick {
         &[(64, 0.10), (128, 0.20), (256, 0.07)]
     } else {
-        &[(64, 0.07), (64, 0.10), (64, 0.28), (128, 0.10), (128, 0.20), (256, 0.07), (256, 0.10), (256, 0.28)]
+        &[
+            (64, 0.07),
+            (64, 0.10),
+            (64, 0.28),
+            (128, 0.10),
+            (128, 0.20),
+            (256, 0.07),
+            (256, 0.10),
+            (256, 0.28),
+        ]
     };
     for &(b, sf) in greedy_grid {
         let alpha = analytic::alpha_from_spare_factor(sf);
@@ -90,7 +99,11 @@ fn cases(quick: bool) -> Vec<Case> {
             tolerance: 0.02,
         });
     }
-    let d_grid: &[(u32, f64)] = if quick { &[(4, 0.10)] } else { &[(2, 0.10), (4, 0.10), (16, 0.10), (4, 0.20)] };
+    let d_grid: &[(u32, f64)] = if quick {
+        &[(4, 0.10)]
+    } else {
+        &[(2, 0.10), (4, 0.10), (16, 0.10), (4, 0.20)]
+    };
     for &(d, sf) in d_grid {
         let mut c = base(blocks, 64, sf, quick);
         c.ftl.gc_policy = GcPolicyName::DChoices;
@@ -134,7 +147,10 @@ fn cases(quick: bool) -> Vec<Case> {
 }
 
 /// Runs every case; `progress` hears each case's name before it runs.
-pub fn run_validation(quick: bool, progress: &mut dyn FnMut(usize, usize, &str)) -> Result<Vec<CaseResult>> {
+pub fn run_validation(
+    quick: bool,
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> Result<Vec<CaseResult>> {
     let all = cases(quick);
     let total = all.len();
     let mut results = Vec::with_capacity(total);

@@ -144,7 +144,8 @@ impl std::str::FromStr for Amount {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let t = s.trim();
-        let bad = || format!("`{s}` is not a page count or a multiple of logical capacity like \"12x\"");
+        let bad =
+            || format!("`{s}` is not a page count or a multiple of logical capacity like \"12x\"");
         if let Some(mult) = t.strip_suffix(['x', 'X']) {
             let x: f64 = mult.trim().parse().map_err(|_| bad())?;
             if !x.is_finite() || x < 0.0 {
@@ -247,7 +248,10 @@ pub struct MetricsConfig {
 
 impl Default for MetricsConfig {
     fn default() -> Self {
-        Self { window: None, survival: true }
+        Self {
+            window: None,
+            survival: true,
+        }
     }
 }
 
@@ -290,14 +294,23 @@ impl Config {
         ];
         for (key, v) in positive {
             if v == 0 {
-                return Err(ConfigError::new(key, "must be at least 1 (zero-sized geometry)"));
+                return Err(ConfigError::new(
+                    key,
+                    "must be at least 1 (zero-sized geometry)",
+                ));
             }
         }
         if d.pages_per_block < 2 {
-            return Err(ConfigError::new("device.pages_per_block", "must be at least 2"));
+            return Err(ConfigError::new(
+                "device.pages_per_block",
+                "must be at least 2",
+            ));
         }
         if d.pages_per_block > 65_536 {
-            return Err(ConfigError::new("device.pages_per_block", "must be at most 65536"));
+            return Err(ConfigError::new(
+                "device.pages_per_block",
+                "must be at most 65536",
+            ));
         }
         if self.physical_pages() >= u64::from(u32::MAX) {
             return Err(ConfigError::new(
@@ -335,7 +348,10 @@ impl Config {
         if f.gc_high_watermark < f.gc_low_watermark {
             return Err(ConfigError::new(
                 "ftl.gc_high_watermark",
-                format!("{} is below ftl.gc_low_watermark = {}", f.gc_high_watermark, f.gc_low_watermark),
+                format!(
+                    "{} is below ftl.gc_low_watermark = {}",
+                    f.gc_high_watermark, f.gc_low_watermark
+                ),
             ));
         }
         let spare_blocks = spare_pages / u64::from(d.pages_per_block);
@@ -347,7 +363,11 @@ impl Config {
         }
         let w = &self.workload;
         let fraction = |key: &str, v: f64, open: bool| -> Result<(), ConfigError> {
-            let ok = if open { v > 0.0 && v < 1.0 } else { (0.0..=1.0).contains(&v) };
+            let ok = if open {
+                v > 0.0 && v < 1.0
+            } else {
+                (0.0..=1.0).contains(&v)
+            };
             if ok {
                 Ok(())
             } else {
@@ -368,10 +388,16 @@ impl Config {
             ));
         }
         if w.kind == WorkloadType::Zipf && !(w.zipf_theta > 0.0 && w.zipf_theta.is_finite()) {
-            return Err(ConfigError::new("workload.zipf_theta", format!("{} must be positive", w.zipf_theta)));
+            return Err(ConfigError::new(
+                "workload.zipf_theta",
+                format!("{} must be positive", w.zipf_theta),
+            ));
         }
         if w.writes.is_some() && w.requests.is_some() {
-            return Err(ConfigError::new("workload.requests", "give either workload.writes or workload.requests, not both"));
+            return Err(ConfigError::new(
+                "workload.requests",
+                "give either workload.writes or workload.requests, not both",
+            ));
         }
         if (w.read_fraction > 0.0 || w.trim_fraction > 0.0) && w.writes.is_some() {
             return Err(ConfigError::new(
@@ -380,7 +406,10 @@ impl Config {
             ));
         }
         if w.request_pages == 0 {
-            return Err(ConfigError::new("workload.request_pages", "must be at least 1"));
+            return Err(ConfigError::new(
+                "workload.request_pages",
+                "must be at least 1",
+            ));
         }
         let logical = self.logical_pages();
         let span = self.span_pages();
@@ -393,7 +422,10 @@ impl Config {
         if span < u64::from(w.request_pages) || span == 0 {
             return Err(ConfigError::new(
                 "workload.span",
-                format!("{span} pages cannot hold one request of workload.request_pages = {}", w.request_pages),
+                format!(
+                    "{span} pages cannot hold one request of workload.request_pages = {}",
+                    w.request_pages
+                ),
             ));
         }
         if w.kind == WorkloadType::HotCold {
@@ -401,12 +433,18 @@ impl Config {
             if hot < u64::from(w.request_pages) || span - hot < u64::from(w.request_pages) {
                 return Err(ConfigError::new(
                     "workload.hot_space_fraction",
-                    format!("{} of {span} pages leaves a region smaller than one request", w.hot_space_fraction),
+                    format!(
+                        "{} of {span} pages leaves a region smaller than one request",
+                        w.hot_space_fraction
+                    ),
                 ));
             }
         }
         if let Some(Amount::Pages(0)) = self.metrics.window {
-            return Err(ConfigError::new("metrics.window", "must be at least 1 page"));
+            return Err(ConfigError::new(
+                "metrics.window",
+                "must be at least 1 page",
+            ));
         }
         Ok(())
     }

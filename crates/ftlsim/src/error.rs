@@ -13,7 +13,10 @@ pub struct ConfigError {
 
 impl ConfigError {
     pub fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { key: key.into(), message: message.into() }
+        Self {
+            key: key.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -25,7 +28,10 @@ pub enum SimError {
     /// Garbage collection found no block whose reclamation frees space: every
     /// candidate is fully valid. The device is full; looping would never end.
     #[error("device full: no reclaimable block (all {closed_blocks} closed blocks hold only valid pages; free blocks: {free_blocks})")]
-    DeviceFull { closed_blocks: u32, free_blocks: u32 },
+    DeviceFull {
+        closed_blocks: u32,
+        free_blocks: u32,
+    },
     /// Enough blocks reached the P/E cycle limit that the device can no
     /// longer hold its logical capacity.
     #[error("end of life: {retired_blocks} blocks retired at the P/E limit; the device cannot hold its logical space")]

@@ -31,7 +31,8 @@ impl Counters {
         Counters {
             host_write_pages: self.host_write_pages - earlier.host_write_pages,
             host_read_pages: self.host_read_pages - earlier.host_read_pages,
-            host_read_unmapped_pages: self.host_read_unmapped_pages - earlier.host_read_unmapped_pages,
+            host_read_unmapped_pages: self.host_read_unmapped_pages
+                - earlier.host_read_unmapped_pages,
             host_trim_pages: self.host_trim_pages - earlier.host_trim_pages,
             flushes: self.flushes - earlier.flushes,
             nand_write_pages: self.nand_write_pages - earlier.nand_write_pages,
@@ -72,7 +73,12 @@ pub struct LogHistogram {
 
 impl Default for LogHistogram {
     fn default() -> Self {
-        Self { counts: vec![0; BUCKETS], total: 0, sum: 0, max: 0 }
+        Self {
+            counts: vec![0; BUCKETS],
+            total: 0,
+            sum: 0,
+            max: 0,
+        }
     }
 }
 
@@ -191,7 +197,11 @@ impl WearSummary {
         }
         let n = erase_counts.len() as f64;
         let mean = erase_counts.iter().map(|&e| f64::from(e)).sum::<f64>() / n;
-        let var = erase_counts.iter().map(|&e| (f64::from(e) - mean).powi(2)).sum::<f64>() / n;
+        let var = erase_counts
+            .iter()
+            .map(|&e| (f64::from(e) - mean).powi(2))
+            .sum::<f64>()
+            / n;
         Self {
             max: *erase_counts.iter().max().unwrap_or(&0),
             min: *erase_counts.iter().min().unwrap_or(&0),
@@ -239,7 +249,10 @@ mod tests {
             let lo = LogHistogram::lower_bound(i);
             assert!(lo <= v, "lower bound {lo} above value {v}");
             if i + 1 < BUCKETS {
-                assert!(LogHistogram::lower_bound(i + 1) > v, "value {v} beyond its bucket");
+                assert!(
+                    LogHistogram::lower_bound(i + 1) > v,
+                    "value {v} beyond its bucket"
+                );
             }
         }
     }
@@ -254,7 +267,10 @@ mod tests {
         assert!((h.mean() - 5000.5).abs() < 1e-9);
         for (q, want) in [(0.5, 5000.0), (0.9, 9000.0), (0.99, 9900.0)] {
             let got = h.quantile(q) as f64;
-            assert!((got - want).abs() / want < 1.0 / 32.0, "q{q}: {got} vs {want}");
+            assert!(
+                (got - want).abs() / want < 1.0 / 32.0,
+                "q{q}: {got} vs {want}"
+            );
         }
         assert_eq!(h.quantile(1.0), 10_000);
     }

@@ -15,7 +15,9 @@ fn splitmix64(mut z: u64) -> u64 {
 
 /// FNV-1a of the name: stable across platforms and releases (unlike std's hasher).
 fn name_hash(name: &str) -> u64 {
-    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3))
+    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3)
+    })
 }
 
 pub fn stream(seed: u64, name: &str) -> Xoshiro256PlusPlus {

@@ -89,7 +89,9 @@ impl Recorder {
     fn sample(&mut self, ssd: &Ssd, phase: Phase) -> Result<(), SimError> {
         let c = ssd.counters;
         let window = c.since(&self.last);
-        let measured_waf = self.measure_start.map_or(0.0, |start| c.since(&start).waf());
+        let measured_waf = self
+            .measure_start
+            .map_or(0.0, |start| c.since(&start).waf());
         self.rows.push(SeriesRow {
             phase,
             host_write_pages: c.host_write_pages,
@@ -132,9 +134,18 @@ const LOOKAHEAD: usize = 8;
 impl Simulation {
     /// Builds an erased device and the workload of a config (validated here).
     pub fn new(cfg: &Config, options: &RunOptions) -> Result<Self, SimError> {
-        let ssd = Ssd::new(cfg, &SsdOptions { track_content: false, survival: cfg.metrics.survival })?;
+        let ssd = Ssd::new(
+            cfg,
+            &SsdOptions {
+                track_content: false,
+                survival: cfg.metrics.survival,
+            },
+        )?;
         let logical = u64::from(ssd.logical_pages());
-        let window = cfg.metrics.window.map_or((logical / 20).max(1), |w| w.to_pages(logical).max(1));
+        let window = cfg
+            .metrics
+            .window
+            .map_or((logical / 20).max(1), |w| w.to_pages(logical).max(1));
         let precondition_pages = match cfg.workload.precondition {
             Precondition::None => 0,
             Precondition::SequentialFill => logical,
@@ -185,7 +196,10 @@ impl Simulation {
     }
 
     /// Turns end of life into a flag that stops the remaining phases.
-    fn phase(&mut self, body: impl FnOnce(&mut Self) -> Result<(), SimError>) -> Result<(), SimError> {
+    fn phase(
+        &mut self,
+        body: impl FnOnce(&mut Self) -> Result<(), SimError>,
+    ) -> Result<(), SimError> {
         if self.end_of_life {
             return Ok(());
         }
@@ -224,7 +238,11 @@ impl Simulation {
     }
 
     fn report_progress(&self, phase: Phase, progress: &mut dyn FnMut(Progress)) {
-        progress(Progress { phase, done: self.done, total: self.total });
+        progress(Progress {
+            phase,
+            done: self.done,
+            total: self.total,
+        });
     }
 
     /// Writes `pages` host pages: the logical space in order, or the generator's pattern.
@@ -238,8 +256,16 @@ impl Simulation {
         let mut written = 0u64;
         let request_pages = u64::from(self.generator.request_pages());
         while written < pages {
-            let start = if sequential_fill { written } else { self.next_write() };
-            let n = if sequential_fill { 1 } else { request_pages.min(pages - written) };
+            let start = if sequential_fill {
+                written
+            } else {
+                self.next_write()
+            };
+            let n = if sequential_fill {
+                1
+            } else {
+                request_pages.min(pages - written)
+            };
             for lpn in start..start + n {
                 self.ssd.write_page(lpn, 0, 0)?;
             }
@@ -272,7 +298,11 @@ impl Simulation {
         start
     }
 
-    fn run_requests(&mut self, requests: u64, progress: &mut dyn FnMut(Progress)) -> Result<(), SimError> {
+    fn run_requests(
+        &mut self,
+        requests: u64,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(), SimError> {
         let progress_every = (requests / 100).max(1);
         for i in 0..requests {
             let WorkItem { op, lpn, pages } = self.generator.next_request();
@@ -353,7 +383,11 @@ impl Simulation {
 }
 
 /// Runs a config from an erased device to a report.
-pub fn run(cfg: &Config, options: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Result<Report, SimError> {
+pub fn run(
+    cfg: &Config,
+    options: &RunOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Report, SimError> {
     let mut sim = Simulation::new(cfg, options)?;
     sim.precondition(progress)?;
     sim.warm_up(progress)?;

@@ -30,14 +30,19 @@ impl Ssd {
             let block = self.geo.block_of(e.ppn);
             let offset = e.ppn % ppb;
             if offset >= self.blocks.write_ptr[block as usize] {
-                return fail(format!("LPN {lpn} maps to unwritten page {offset} of block {block}"));
+                return fail(format!(
+                    "LPN {lpn} maps to unwritten page {offset} of block {block}"
+                ));
             }
             match self.blocks.state[block as usize] {
                 BlockState::Open | BlockState::Full => {}
                 s => return fail(format!("LPN {lpn} maps into block {block} in state {s:?}")),
             }
             if self.valid_bits[(e.ppn / 64) as usize] & (1u64 << (e.ppn % 64)) == 0 {
-                return fail(format!("LPN {lpn} maps to PPN {} whose valid bit is clear", e.ppn));
+                return fail(format!(
+                    "LPN {lpn} maps to PPN {} whose valid bit is clear",
+                    e.ppn
+                ));
             }
             mapped_in_block[block as usize] += 1;
             mapped_total += 1;
@@ -51,7 +56,10 @@ impl Ssd {
             let valid = self.blocks.valid[i];
             valid_total += u64::from(valid);
             if valid != mapped_in_block[i] {
-                return fail(format!("block {b}: valid count {valid} but {} pages mapped into it", mapped_in_block[i]));
+                return fail(format!(
+                    "block {b}: valid count {valid} but {} pages mapped into it",
+                    mapped_in_block[i]
+                ));
             }
             let wp = self.blocks.write_ptr[i];
             let in_pool = self.pool.contains(b, self.blocks.erase_count[i]);
@@ -59,57 +67,94 @@ impl Ssd {
                 BlockState::Free => {
                     free += 1;
                     if !in_pool || wp != 0 || valid != 0 {
-                        return fail(format!("free block {b}: in pool {in_pool}, write pointer {wp}, valid {valid}"));
+                        return fail(format!(
+                            "free block {b}: in pool {in_pool}, write pointer {wp}, valid {valid}"
+                        ));
                     }
                 }
                 BlockState::Open => {
                     let owner = self.blocks.owner[i];
-                    if owner == NONE || self.frontiers.get(owner as usize).map(|f| f.block) != Some(b) {
-                        return fail(format!("open block {b} is not the block of its frontier {owner}"));
+                    if owner == NONE
+                        || self.frontiers.get(owner as usize).map(|f| f.block) != Some(b)
+                    {
+                        return fail(format!(
+                            "open block {b} is not the block of its frontier {owner}"
+                        ));
                     }
                     if wp >= ppb || in_pool {
-                        return fail(format!("open block {b}: write pointer {wp}, in pool {in_pool}"));
+                        return fail(format!(
+                            "open block {b}: write pointer {wp}, in pool {in_pool}"
+                        ));
                     }
                 }
                 BlockState::Full => {
                     full += 1;
                     if wp != ppb || in_pool {
-                        return fail(format!("full block {b}: write pointer {wp}, in pool {in_pool}"));
+                        return fail(format!(
+                            "full block {b}: write pointer {wp}, in pool {in_pool}"
+                        ));
                     }
-                    self.victims.check_member(b, valid).map_err(SimError::Invariant)?;
+                    self.victims
+                        .check_member(b, valid)
+                        .map_err(SimError::Invariant)?;
                 }
                 BlockState::Retired => {
                     retired += 1;
                     if valid != 0 || in_pool {
-                        return fail(format!("retired block {b}: valid {valid}, in pool {in_pool}"));
+                        return fail(format!(
+                            "retired block {b}: valid {valid}, in pool {in_pool}"
+                        ));
                     }
                 }
             }
             if let Some(limit) = (self.pe_limit > 0).then_some(self.pe_limit) {
                 if self.blocks.erase_count[i] > limit {
-                    return fail(format!("block {b} erased {} times, past the limit {limit}", self.blocks.erase_count[i]));
+                    return fail(format!(
+                        "block {b} erased {} times, past the limit {limit}",
+                        self.blocks.erase_count[i]
+                    ));
                 }
             }
         }
         if free != self.pool.len() {
-            return fail(format!("{free} blocks are free but the pool holds {}", self.pool.len()));
+            return fail(format!(
+                "{free} blocks are free but the pool holds {}",
+                self.pool.len()
+            ));
         }
         if full != self.victims.len() {
-            return fail(format!("{full} blocks are full but the victim index holds {}", self.victims.len()));
+            return fail(format!(
+                "{full} blocks are full but the victim index holds {}",
+                self.victims.len()
+            ));
         }
         if retired != self.retired {
-            return fail(format!("{retired} blocks are retired but {} were counted", self.retired));
+            return fail(format!(
+                "{retired} blocks are retired but {} were counted",
+                self.retired
+            ));
         }
-        let bits: u64 = self.valid_bits.iter().map(|w| u64::from(w.count_ones())).sum();
+        let bits: u64 = self
+            .valid_bits
+            .iter()
+            .map(|w| u64::from(w.count_ones()))
+            .sum();
         if bits != mapped_total {
-            return fail(format!("{bits} valid bits set but {mapped_total} mapped LPNs"));
+            return fail(format!(
+                "{bits} valid bits set but {mapped_total} mapped LPNs"
+            ));
         }
         if valid_total != mapped_total {
-            return fail(format!("{valid_total} valid pages but {mapped_total} mapped LPNs"));
+            return fail(format!(
+                "{valid_total} valid pages but {mapped_total} mapped LPNs"
+            ));
         }
         for (i, f) in self.frontiers.iter().enumerate() {
             if f.block != NONE && self.blocks.state[f.block as usize] != BlockState::Open {
-                return fail(format!("frontier {i} holds block {} which is not open", f.block));
+                return fail(format!(
+                    "frontier {i} holds block {} which is not open",
+                    f.block
+                ));
             }
         }
         Ok(())

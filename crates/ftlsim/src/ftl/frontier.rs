@@ -45,12 +45,20 @@ impl Placement {
 
     /// The frontiers this policy writes to, in index order.
     pub fn frontiers(self) -> Vec<Frontier> {
-        let host = Frontier { key: FrontierKey::Host { stream: 0 }, block: NONE, wear: WearPreference::LeastErased };
+        let host = Frontier {
+            key: FrontierKey::Host { stream: 0 },
+            block: NONE,
+            wear: WearPreference::LeastErased,
+        };
         match self {
             Placement::Shared => vec![host],
             Placement::Separate => vec![
                 host,
-                Frontier { key: FrontierKey::Gc { stream: 0 }, block: NONE, wear: WearPreference::LeastErased },
+                Frontier {
+                    key: FrontierKey::Gc { stream: 0 },
+                    block: NONE,
+                    wear: WearPreference::LeastErased,
+                },
             ],
         }
     }

@@ -45,7 +45,10 @@ pub struct MapEntry {
     pub written_at: u32,
 }
 
-const UNMAPPED: MapEntry = MapEntry { ppn: NONE, written_at: 0 };
+const UNMAPPED: MapEntry = MapEntry {
+    ppn: NONE,
+    written_at: 0,
+};
 
 /// Why pages are being migrated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,10 +62,18 @@ enum Reclaim {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FlashOp {
     /// A page read: a host read (`gc` false) or a GC / wear-leveling migration read.
-    Read { ppn: Ppn, gc: bool },
+    Read {
+        ppn: Ppn,
+        gc: bool,
+    },
     /// A page program: host data (`gc` false) or a migrated page.
-    Program { ppn: Ppn, gc: bool },
-    Erase { block: u32 },
+    Program {
+        ppn: Ppn,
+        gc: bool,
+    },
+    Erase {
+        block: u32,
+    },
 }
 
 /// What a page read found.
@@ -81,7 +92,10 @@ pub struct SsdOptions {
 
 impl Default for SsdOptions {
     fn default() -> Self {
-        Self { track_content: false, survival: true }
+        Self {
+            track_content: false,
+            survival: true,
+        }
     }
 }
 
@@ -125,7 +139,8 @@ impl Ssd {
     pub fn new(cfg: &Config, options: &SsdOptions) -> Result<Self, SimError> {
         cfg.validate()?;
         let geo = Geometry::from_config(&cfg.device);
-        let logical_pages = u32::try_from(cfg.logical_pages()).expect("validated: pages fit in u32");
+        let logical_pages =
+            u32::try_from(cfg.logical_pages()).expect("validated: pages fit in u32");
         let physical = geo.physical_pages() as usize;
         let placement = Placement::from_mode(cfg.ftl.frontiers);
         let frontiers = placement.frontiers();
@@ -150,7 +165,9 @@ impl Ssd {
             l2p: crate::mem::filled_vec(logical_pages as usize, UNMAPPED),
             oob_lpn: crate::mem::filled_vec(physical, NONE),
             valid_bits: vec![0; physical.div_ceil(64)],
-            content: options.track_content.then(|| crate::mem::filled_vec(physical, 0)),
+            content: options
+                .track_content
+                .then(|| crate::mem::filled_vec(physical, 0)),
             blocks,
             pool,
             victims: VictimIndex::new(
@@ -222,7 +239,10 @@ impl Ssd {
         if lpn < u64::from(self.logical_pages) {
             Ok(lpn as Lpn)
         } else {
-            Err(SimError::OutOfRange { lpn, logical_pages: u64::from(self.logical_pages) })
+            Err(SimError::OutOfRange {
+                lpn,
+                logical_pages: u64::from(self.logical_pages),
+            })
         }
     }
 
@@ -243,7 +263,10 @@ impl Ssd {
         let ppn = self.next_page(frontier, true)?;
         self.program(ppn, lpn, content);
         self.log(FlashOp::Program { ppn, gc: false });
-        self.l2p[lpn as usize] = MapEntry { ppn, written_at: self.now as u32 };
+        self.l2p[lpn as usize] = MapEntry {
+            ppn,
+            written_at: self.now as u32,
+        };
         Ok(())
     }
 
@@ -326,7 +349,10 @@ impl Ssd {
     fn invalidate(&mut self, old: MapEntry) {
         let block = self.geo.block_of(old.ppn);
         let b = block as usize;
-        debug_assert!(self.blocks.valid[b] > 0, "invalidating a page of block {block} with no valid pages");
+        debug_assert!(
+            self.blocks.valid[b] > 0,
+            "invalidating a page of block {block} with no valid pages"
+        );
         self.blocks.valid[b] -= 1;
         self.valid_bits[(old.ppn / 64) as usize] &= !(1u64 << (old.ppn % 64));
         if self.blocks.state[b] == BlockState::Full {
@@ -408,10 +434,17 @@ impl Ssd {
     fn full_error(&self) -> SimError {
         // Once blocks have retired, running out of free blocks is the capacity
         // loss of wear-out, reported as end of life rather than as a full device.
-        if self.pe_limit > 0 && (self.retired > 0 || self.geo.blocks - self.retired < self.min_usable_blocks) {
-            SimError::EndOfLife { retired_blocks: self.retired }
+        if self.pe_limit > 0
+            && (self.retired > 0 || self.geo.blocks - self.retired < self.min_usable_blocks)
+        {
+            SimError::EndOfLife {
+                retired_blocks: self.retired,
+            }
         } else {
-            SimError::DeviceFull { closed_blocks: self.victims.len(), free_blocks: self.pool.len() }
+            SimError::DeviceFull {
+                closed_blocks: self.victims.len(),
+                free_blocks: self.pool.len(),
+            }
         }
     }
 
@@ -422,10 +455,15 @@ impl Ssd {
     fn collect(&mut self, frontier: usize) -> Result<(), SimError> {
         let mut fruitless = 0u32;
         loop {
-            if self.pool.len() > self.gc_high || (self.has_room(frontier) && self.pool.len() >= self.gc_low) {
+            if self.pool.len() > self.gc_high
+                || (self.has_room(frontier) && self.pool.len() >= self.gc_low)
+            {
                 return Ok(());
             }
-            let Some(victim) = self.victims.choose(&self.blocks, &mut self.gc_rng, self.now) else {
+            let Some(victim) = self
+                .victims
+                .choose(&self.blocks, &mut self.gc_rng, self.now)
+            else {
                 return Err(self.full_error());
             };
             let valid = self.blocks.valid[victim as usize];
@@ -464,7 +502,9 @@ impl Ssd {
             && self.geo.blocks - self.retired - 1 < self.min_usable_blocks
         {
             self.victims.insert(victim, &self.blocks);
-            return Err(SimError::EndOfLife { retired_blocks: self.retired });
+            return Err(SimError::EndOfLife {
+                retired_blocks: self.retired,
+            });
         }
         self.gc_buffer.clear();
         let first = self.geo.first_page(victim);
@@ -480,7 +520,11 @@ impl Ssd {
                 }
             }
         }
-        assert_eq!(self.gc_buffer.len() as u32, valid, "block {victim}: valid count disagrees with the mapping");
+        assert_eq!(
+            self.gc_buffer.len() as u32,
+            valid,
+            "block {victim}: valid count disagrees with the mapping"
+        );
         self.counters.nand_read_pages += u64::from(valid);
         match why {
             Reclaim::Gc => {

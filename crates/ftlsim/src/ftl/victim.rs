@@ -73,7 +73,10 @@ impl Buckets {
     fn unlink(&mut self, block: u32, valid: u32) {
         let (p, n) = (self.prev[block as usize], self.next[block as usize]);
         if p == NONE {
-            debug_assert_eq!(self.head[valid as usize], block, "block {block} not at the head of bucket {valid}");
+            debug_assert_eq!(
+                self.head[valid as usize], block,
+                "block {block} not at the head of bucket {valid}"
+            );
             self.head[valid as usize] = n;
         } else {
             self.next[p as usize] = n;
@@ -106,7 +109,10 @@ struct IndexedSet {
 
 impl IndexedSet {
     fn new(blocks: u32) -> Self {
-        Self { members: Vec::with_capacity(blocks as usize), position: vec![NONE; blocks as usize] }
+        Self {
+            members: Vec::with_capacity(blocks as usize),
+            position: vec![NONE; blocks as usize],
+        }
     }
 
     fn insert(&mut self, block: u32) {
@@ -118,7 +124,10 @@ impl IndexedSet {
     fn remove(&mut self, block: u32) {
         let pos = self.position[block as usize];
         debug_assert_ne!(pos, NONE, "block {block} is not in the set");
-        let last = self.members.pop().expect("set holds the block being removed");
+        let last = self
+            .members
+            .pop()
+            .expect("set holds the block being removed");
         if last != block {
             self.members[pos as usize] = last;
             self.position[last as usize] = pos;
@@ -141,8 +150,12 @@ pub struct VictimIndex {
 
 impl VictimIndex {
     pub fn new(policy: VictimPolicy, blocks: u32, pages_per_block: u32) -> Self {
-        let buckets = (policy == VictimPolicy::Greedy).then(|| Buckets::new(blocks, pages_per_block));
-        let needs_set = matches!(policy, VictimPolicy::Random | VictimPolicy::DChoices(_) | VictimPolicy::CostBenefit);
+        let buckets =
+            (policy == VictimPolicy::Greedy).then(|| Buckets::new(blocks, pages_per_block));
+        let needs_set = matches!(
+            policy,
+            VictimPolicy::Random | VictimPolicy::DChoices(_) | VictimPolicy::CostBenefit
+        );
         Self {
             policy,
             pages_per_block,
@@ -212,13 +225,22 @@ impl VictimIndex {
     }
 
     /// Chooses a victim among the full blocks and removes it from the index.
-    pub fn choose(&mut self, blocks: &BlockTable, rng: &mut Xoshiro256PlusPlus, now: u64) -> Option<u32> {
+    pub fn choose(
+        &mut self,
+        blocks: &BlockTable,
+        rng: &mut Xoshiro256PlusPlus,
+        now: u64,
+    ) -> Option<u32> {
         if self.len == 0 {
             return None;
         }
         let victim = match self.policy {
             VictimPolicy::Greedy => {
-                let (block, _) = self.buckets.as_mut().expect("greedy keeps buckets").pop_min()?;
+                let (block, _) = self
+                    .buckets
+                    .as_mut()
+                    .expect("greedy keeps buckets")
+                    .pop_min()?;
                 self.len -= 1;
                 return Some(block);
             }
@@ -295,7 +317,9 @@ impl VictimIndex {
                     return Err(format!("bucket {valid} has a cycle"));
                 }
             }
-            return Err(format!("full block {block} is missing from greedy bucket {valid}"));
+            return Err(format!(
+                "full block {block} is missing from greedy bucket {valid}"
+            ));
         }
         if let Some(s) = &self.set {
             if s.position[block as usize] == NONE {

@@ -32,10 +32,18 @@ enum Pattern {
     Uniform { slots: u64 },
     /// With probability `hot_write_fraction`, uniform over the hot slots
     /// `[0, hot_slots)`; otherwise over the cold ones `[hot_slots, slots)`.
-    HotCold { hot_slots: u64, slots: u64, hot_write_fraction: f64 },
+    HotCold {
+        hot_slots: u64,
+        slots: u64,
+        hot_write_fraction: f64,
+    },
     /// Zipf-ranked slots; rank k maps to slot (k · multiplier) mod slots, a
     /// bijection that scatters hot slots over the space like a real key space.
-    Zipf { zipf: Zipf<f64>, slots: u64, multiplier: u64 },
+    Zipf {
+        zipf: Zipf<f64>,
+        slots: u64,
+        multiplier: u64,
+    },
     /// Consecutive requests from 0, wrapping at the end of the span.
     Sequential { next_slot: u64, slots: u64 },
 }
@@ -76,15 +84,24 @@ impl Generator {
         let pattern = match w.kind {
             WorkloadType::Uniform => Pattern::Uniform { slots },
             WorkloadType::HotCold => {
-                let hot_slots = ((w.hot_space_fraction * slots as f64).round() as u64).clamp(1, slots - 1);
-                Pattern::HotCold { hot_slots, slots, hot_write_fraction: w.hot_write_fraction }
+                let hot_slots =
+                    ((w.hot_space_fraction * slots as f64).round() as u64).clamp(1, slots - 1);
+                Pattern::HotCold {
+                    hot_slots,
+                    slots,
+                    hot_write_fraction: w.hot_write_fraction,
+                }
             }
             WorkloadType::Zipf => Pattern::Zipf {
-                zipf: Zipf::new(slots as f64, w.zipf_theta).expect("validated: theta > 0, slots >= 1"),
+                zipf: Zipf::new(slots as f64, w.zipf_theta)
+                    .expect("validated: theta > 0, slots >= 1"),
                 slots,
                 multiplier: scatter_multiplier(slots),
             },
-            WorkloadType::Sequential => Pattern::Sequential { next_slot: 0, slots },
+            WorkloadType::Sequential => Pattern::Sequential {
+                next_slot: 0,
+                slots,
+            },
         };
         Self {
             pattern,
@@ -103,14 +120,22 @@ impl Generator {
     fn next_slot(&mut self) -> u64 {
         match &mut self.pattern {
             Pattern::Uniform { slots } => self.rng.random_range(0..*slots),
-            Pattern::HotCold { hot_slots, slots, hot_write_fraction } => {
+            Pattern::HotCold {
+                hot_slots,
+                slots,
+                hot_write_fraction,
+            } => {
                 if self.rng.random_bool(*hot_write_fraction) {
                     self.rng.random_range(0..*hot_slots)
                 } else {
                     self.rng.random_range(*hot_slots..*slots)
                 }
             }
-            Pattern::Zipf { zipf, slots, multiplier } => {
+            Pattern::Zipf {
+                zipf,
+                slots,
+                multiplier,
+            } => {
                 let rank = (zipf.sample(&mut self.rng) as u64).clamp(1, *slots) - 1;
                 ((u128::from(rank) * u128::from(*multiplier)) % u128::from(*slots)) as u64
             }
@@ -143,7 +168,11 @@ impl Generator {
                 Op::Write
             }
         };
-        WorkItem { op, lpn: self.next_write(), pages: self.request_pages }
+        WorkItem {
+            op,
+            lpn: self.next_write(),
+            pages: self.request_pages,
+        }
     }
 }
 
@@ -169,7 +198,9 @@ mod tests {
         let span = c.span_pages();
         let mut g = Generator::new(&c);
         let n = 200_000;
-        let hot = (0..n).filter(|_| g.next_write() < (span as f64 * 0.2).round() as u64).count();
+        let hot = (0..n)
+            .filter(|_| g.next_write() < (span as f64 * 0.2).round() as u64)
+            .count();
         let share = hot as f64 / n as f64;
         assert!((share - 0.8).abs() < 0.01, "hot share {share}");
     }
@@ -188,7 +219,10 @@ mod tests {
         }
         counts.sort_unstable_by(|a, b| b.cmp(a));
         let top1: u32 = counts[..(span as usize / 100).max(1)].iter().sum();
-        assert!(top1 > 30_000, "top 1% of pages got only {top1} of 100000 writes");
+        assert!(
+            top1 > 30_000,
+            "top 1% of pages got only {top1} of 100000 writes"
+        );
     }
 
     #[test]

@@ -1,0 +1,187 @@
+//! The `ftlsim` binary end to end: outputs, determinism, and bad input.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn ftlsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ftlsim"))
+        .args(args)
+        .output()
+        .expect("ftlsim runs")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ftlsim-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const SMALL: &[&str] = &[
+    "--set",
+    "device.blocks=128",
+    "--set",
+    "device.pages_per_block=32",
+    "--set",
+    "workload.writes=1x",
+    "--set",
+    "workload.warmup=1x",
+];
+
+fn run_json(extra: &[&str]) -> (serde_json::Value, String) {
+    let mut args = vec!["run", "--json"];
+    args.extend_from_slice(SMALL);
+    args.extend_from_slice(extra);
+    let out = ftlsim(&args);
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    (serde_json::from_str(&text).unwrap(), text)
+}
+
+#[test]
+fn json_has_the_contract_keys_and_is_deterministic() {
+    let (v, text) = run_json(&[]);
+    for key in [
+        "host_write_pages",
+        "host_read_pages",
+        "host_trim_pages",
+        "nand_write_pages",
+        "gc_copy_pages",
+        "waf",
+        "gc_count",
+        "erase_count",
+        "erase_max",
+        "erase_mean",
+        "seed",
+    ] {
+        assert!(v.get(key).is_some(), "missing key {key}");
+    }
+    assert_eq!(v["seed"], 42);
+    let (_, again) = run_json(&[]);
+    assert_eq!(text, again, "same seed, same bytes");
+    let (other, _) = run_json(&["--set", "workload.seed=7"]);
+    assert_eq!(other["seed"], 7);
+}
+
+#[test]
+fn example_config_runs_and_out_writes_every_file() {
+    let dir = temp_dir("out");
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/basic.toml");
+    let mut args = vec!["run", example, "--check", "--out", dir.to_str().unwrap()];
+    args.extend_from_slice(SMALL);
+    let out = ftlsim(&args);
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains("WAF"), "{table}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("seed"),
+        "the seed is printed"
+    );
+    for f in ["summary.json", "summary.csv", "timeseries.csv", "waf.svg"] {
+        let len = std::fs::metadata(dir.join(f)).map(|m| m.len()).unwrap_or(0);
+        assert!(len > 100, "{f} missing or empty");
+    }
+    let svg = std::fs::read_to_string(dir.join("waf.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("WAF"));
+}
+
+/// Each bad input: exit status 2, a one-line message naming the problem, no panic.
+fn assert_rejected(args: &[&str], needle: &str) {
+    let out = ftlsim(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: stderr {stderr}");
+    assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
+    let msg: Vec<&str> = stderr.lines().filter(|l| l.contains("error")).collect();
+    assert_eq!(
+        msg.len(),
+        1,
+        "{args:?}: expected one error line, got {stderr}"
+    );
+    assert!(
+        msg[0].contains(needle),
+        "{args:?}: `{}` does not name `{needle}`",
+        msg[0]
+    );
+}
+
+#[test]
+fn bad_config_values_are_named() {
+    assert_rejected(&["run", "--set", "device.blockz=3"], "blockz");
+    assert_rejected(&["run", "--set", "device.blocks=many"], "device.blocks");
+    assert_rejected(
+        &["run", "--set", "device.spare_factor=1.2"],
+        "device.spare_factor",
+    );
+    assert_rejected(
+        &["run", "--set", "device.spare_factor=0"],
+        "device.spare_factor",
+    );
+    assert_rejected(&["run", "--set", "device.blocks=0"], "device.blocks");
+    assert_rejected(
+        &["run", "--set", "device.pages_per_block=0"],
+        "device.pages_per_block",
+    );
+    assert_rejected(&["run", "--set", "workload.span=2x"], "workload.span");
+    assert_rejected(&["run", "--set", "ftl.gc_policy=lru"], "ftl.gc_policy");
+    assert_rejected(&["run", "--set", "workload.type=bursty"], "workload.type");
+    assert_rejected(&["run", "--set", "workload.writes=-5"], "workload.writes");
+    assert_rejected(
+        &[
+            "run",
+            "--set",
+            "workload.hot_write_fraction=2",
+            "--set",
+            "workload.type=hot-cold",
+        ],
+        "hot_write_fraction",
+    );
+    // A device whose spare space cannot hold one reclaimable block.
+    assert_rejected(
+        &[
+            "run",
+            "--set",
+            "device.blocks=64",
+            "--set",
+            "device.spare_factor=0.01",
+        ],
+        "no reclaimable block",
+    );
+}
+
+#[test]
+fn bad_files_are_named() {
+    let dir = temp_dir("bad");
+    let path = dir.join("broken.toml");
+    std::fs::write(&path, "[device]\nblocks = 16\npages_per_block = [\n").unwrap();
+    assert_rejected(&["run", path.to_str().unwrap()], "broken.toml:");
+    let path = dir.join("typo.toml");
+    std::fs::write(&path, "[devcie]\nblocks = 16\n").unwrap();
+    assert_rejected(&["run", path.to_str().unwrap()], "devcie");
+    assert_rejected(
+        &["run", dir.join("missing.toml").to_str().unwrap()],
+        "missing.toml",
+    );
+    assert_rejected(&["run", "--set", "noequals"], "KEY=VALUE");
+}
+
+#[test]
+fn validate_quick_passes_and_reports_json() {
+    let out = ftlsim(&["validate", "--quick", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cases = v["cases"].as_array().unwrap();
+    assert!(cases.len() >= 6);
+    assert!(cases.iter().all(|c| c["pass"] == true));
+}

@@ -1,0 +1,116 @@
+//! Whole runs: determinism, end of life, read/write/trim mixes.
+
+use ftlsim::config::{Amount, Config, WorkloadType};
+use ftlsim::{run, RunOptions};
+
+fn small() -> Config {
+    let mut c = Config::default();
+    c.device.blocks = 256;
+    c.device.pages_per_block = 64;
+    c.device.spare_factor = 0.1;
+    c.workload.warmup = Amount::Capacity(1.0);
+    c.workload.writes = Some(Amount::Capacity(2.0));
+    c
+}
+
+fn json(cfg: &Config) -> String {
+    serde_json::to_string(&run(cfg, &RunOptions { check: true }, &mut |_| {}).unwrap()).unwrap()
+}
+
+#[test]
+fn same_seed_gives_byte_identical_json() {
+    for kind in [
+        WorkloadType::Uniform,
+        WorkloadType::HotCold,
+        WorkloadType::Zipf,
+        WorkloadType::Sequential,
+    ] {
+        let mut c = small();
+        c.workload.kind = kind;
+        c.ftl.gc_policy = ftlsim::config::GcPolicyName::DChoices;
+        assert_eq!(json(&c), json(&c), "{kind:?}");
+    }
+    let a = small();
+    let mut b = small();
+    b.workload.seed += 1;
+    assert_ne!(json(&a), json(&b), "a different seed should change the run");
+}
+
+#[test]
+fn sequential_writes_have_no_gc_copies() {
+    let mut c = small();
+    c.workload.kind = WorkloadType::Sequential;
+    let r = run(&c, &RunOptions { check: true }, &mut |_| {}).unwrap();
+    assert_eq!(r.gc_copy_pages, 0);
+    assert!((r.waf - 1.0).abs() < 1e-12);
+}
+
+#[test]
+fn hot_cold_is_worse_than_uniform_under_greedy_in_one_frontier() {
+    // Known result (reference tables): mixing hot and cold data in one
+    // frontier costs more than the uniform workload at the same spare factor.
+    let u = run(&small(), &RunOptions::default(), &mut |_| {}).unwrap();
+    let mut c = small();
+    c.workload.kind = WorkloadType::HotCold;
+    let hc = run(&c, &RunOptions::default(), &mut |_| {}).unwrap();
+    assert!(hc.waf > u.waf, "hot/cold {} vs uniform {}", hc.waf, u.waf);
+}
+
+#[test]
+fn mixed_requests_count_every_kind() {
+    let mut c = small();
+    c.workload.writes = None;
+    c.workload.requests = Some(50_000);
+    c.workload.read_fraction = 0.3;
+    c.workload.trim_fraction = 0.1;
+    c.workload.request_pages = 4;
+    let r = run(&c, &RunOptions { check: true }, &mut |_| {}).unwrap();
+    let total = r.host_write_pages + r.host_read_pages + r.host_trim_pages;
+    assert_eq!(total, 50_000 * 4);
+    assert!(
+        r.host_read_unmapped_pages > 0,
+        "trimmed pages read as unmapped"
+    );
+    assert!(r.host_trim_pages > 0 && r.host_read_pages > r.host_trim_pages);
+}
+
+#[test]
+fn wear_out_is_reported_as_end_of_life() {
+    let mut c = small();
+    c.device.pe_cycle_limit = 20;
+    c.workload.writes = Some(Amount::Capacity(100.0));
+    let r = run(&c, &RunOptions::default(), &mut |_| {}).unwrap();
+    assert!(r.end_of_life);
+    assert!(r.retired_blocks > 0);
+    assert!(r.erase_max <= 20);
+    assert!(r.host_write_pages < 100 * r.logical_pages);
+}
+
+#[test]
+fn lifetime_and_survival_are_consistent() {
+    // Uniform writes over U pages: a page survives U writes on average
+    // (geometric). A long warm-up makes the truncation by the initial fill
+    // negligible (weight e^-8).
+    let mut c = small();
+    c.workload.warmup = Amount::Capacity(8.0);
+    let r = run(&c, &RunOptions::default(), &mut |_| {}).unwrap();
+    let mean = r.survival_mean.unwrap();
+    let u = r.logical_pages as f64;
+    assert!((mean / u - 1.0).abs() < 0.03, "survival mean {mean} vs {u}");
+    // Lifetime = host writes per erase x P/E budget.
+    let pages = r.lifetime_host_write_bytes.unwrap() / 4096.0;
+    let expect = r.host_write_pages as f64 / r.erase_count as f64 * 3000.0 * 256.0;
+    assert!((pages / expect - 1.0).abs() < 1e-9);
+    assert_eq!(
+        r.series.last().map(|s| s.phase),
+        Some(ftlsim::metrics::Phase::Measure)
+    );
+}
+
+#[test]
+fn workload_span_larger_than_logical_space_is_rejected() {
+    let mut c = small();
+    c.workload.span = Some(Amount::Capacity(1.5));
+    let e = c.validate().unwrap_err();
+    assert_eq!(e.key, "workload.span");
+}
