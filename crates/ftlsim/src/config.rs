@@ -68,6 +68,19 @@ pub enum FrontierMode {
     Separate,
 }
 
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlacementName {
+    /// Host writes and GC copies as `ftl.frontiers` says.
+    Normal,
+    /// Coldmap: GC copies of pages mapped by at least `ftl.coldmap_threshold`
+    /// LPNs go to a cold zone opened from the most-erased free blocks.
+    Coldmap,
+    /// Coldmap plus survival history: single-mapped pages older than the mean
+    /// survival of single-mapped pages seen so far also go to the cold zone.
+    ColdmapAge,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct FtlConfig {
@@ -83,6 +96,14 @@ pub struct FtlConfig {
     /// Static wear leveling: relocate the least-worn block's data when the
     /// erase-count gap exceeds this. 0 = off.
     pub wear_leveling_threshold: u32,
+    /// Remap-based deduplication: many LPNs share one physical page by content.
+    pub dedup: bool,
+    /// Many-to-one mapping (reference counts, reverse map) without content
+    /// deduplication, for hosts that use `remap`/`clone`. Implied by `dedup`.
+    pub remap: bool,
+    pub placement: PlacementName,
+    /// Reference count from which GC sends a page to the cold zone.
+    pub coldmap_threshold: u32,
 }
 
 impl Default for FtlConfig {
@@ -94,6 +115,10 @@ impl Default for FtlConfig {
             gc_low_watermark: 0,
             gc_high_watermark: 0,
             wear_leveling_threshold: 0,
+            dedup: false,
+            remap: false,
+            placement: PlacementName::Normal,
+            coldmap_threshold: 2,
         }
     }
 }
@@ -215,6 +240,12 @@ pub struct WorkloadConfig {
     pub request_pages: u32,
     /// Logical pages the workload addresses, from LPN 0. Default: all of them.
     pub span: Option<Amount>,
+    /// Share of written pages whose content repeats an earlier write's
+    /// (fio's dedupe_percentage / 100). 0 = every page unique.
+    pub dedup_fraction: f64,
+    /// Duplicates repeat one of this many most recent unique contents
+    /// (fio's dedupe working set). Default: 1/100 of the addressed span.
+    pub dedup_working_set: Option<Amount>,
 }
 
 impl Default for WorkloadConfig {
@@ -233,6 +264,8 @@ impl Default for WorkloadConfig {
             precondition: Precondition::SequentialFill,
             request_pages: 1,
             span: None,
+            dedup_fraction: 0.0,
+            dedup_working_set: None,
         }
     }
 }
@@ -275,10 +308,16 @@ impl Config {
 
     /// Frontiers that can hold an open block at once, and so blocks GC may need.
     pub fn frontier_count(&self) -> u32 {
-        match self.ftl.frontiers {
-            FrontierMode::Shared => 1,
-            FrontierMode::Separate => 2,
+        match (self.ftl.placement, self.ftl.frontiers) {
+            (PlacementName::Coldmap | PlacementName::ColdmapAge, _) => 3,
+            (PlacementName::Normal, FrontierMode::Shared) => 1,
+            (PlacementName::Normal, FrontierMode::Separate) => 2,
         }
+    }
+
+    /// Many-to-one mapping is on (reference counts, reverse map).
+    pub fn sharing(&self) -> bool {
+        self.ftl.dedup || self.ftl.remap
     }
 
     /// Checks what serde cannot: ranges and relations between keys.
@@ -361,6 +400,18 @@ impl Config {
                 format!("{} free blocks cannot be kept: the device has only {spare_blocks} spare blocks", f.gc_high_watermark),
             ));
         }
+        if f.placement != PlacementName::Normal && !self.sharing() {
+            return Err(ConfigError::new(
+                "ftl.placement",
+                "coldmap placement sorts pages by reference count: it needs ftl.dedup = true (or ftl.remap = true)",
+            ));
+        }
+        if f.coldmap_threshold < 2 {
+            return Err(ConfigError::new(
+                "ftl.coldmap_threshold",
+                format!("{} must be at least 2", f.coldmap_threshold),
+            ));
+        }
         let w = &self.workload;
         let fraction = |key: &str, v: f64, open: bool| -> Result<(), ConfigError> {
             let ok = if open {
@@ -380,6 +431,7 @@ impl Config {
             fraction("workload.hot_space_fraction", w.hot_space_fraction, true)?;
         }
         fraction("workload.read_fraction", w.read_fraction, false)?;
+        fraction("workload.dedup_fraction", w.dedup_fraction, false)?;
         fraction("workload.trim_fraction", w.trim_fraction, false)?;
         if w.read_fraction + w.trim_fraction > 1.0 {
             return Err(ConfigError::new(
@@ -440,11 +492,23 @@ impl Config {
                 ));
             }
         }
+        if w.dedup_fraction > 0.0 && !self.ftl.dedup {
+            // Duplicate content without a dedup FTL is allowed: it is the baseline.
+        }
+        if let Some(Amount::Pages(0)) = self.workload.dedup_working_set {
+            return Err(ConfigError::new(
+                "workload.dedup_working_set",
+                "must be at least 1 page",
+            ));
+        }
         if let Some(Amount::Pages(0)) = self.metrics.window {
             return Err(ConfigError::new(
                 "metrics.window",
                 "must be at least 1 page",
             ));
+        }
+        if let Some(t) = &self.timing {
+            t.validate(&self.device)?;
         }
         Ok(())
     }

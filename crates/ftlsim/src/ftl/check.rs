@@ -21,7 +21,8 @@ impl Ssd {
             if u64::from(e.ppn) >= self.geo.physical_pages() {
                 return fail(format!("LPN {lpn} maps to PPN {} beyond the device", e.ppn));
             }
-            if self.oob_lpn[e.ppn as usize] != lpn as u32 {
+            let shared = self.sharing.is_some();
+            if !shared && self.oob_lpn[e.ppn as usize] != lpn as u32 {
                 return fail(format!(
                     "LPN {lpn} maps to PPN {} whose OOB holds LPN {}",
                     e.ppn, self.oob_lpn[e.ppn as usize]
@@ -44,8 +45,12 @@ impl Ssd {
                     e.ppn
                 ));
             }
-            mapped_in_block[block as usize] += 1;
-            mapped_total += 1;
+            // With sharing, a page counts once however many LPNs map to it:
+            // count it at its OOB LPN.
+            if !shared || self.oob_lpn[e.ppn as usize] == lpn as u32 {
+                mapped_in_block[block as usize] += 1;
+                mapped_total += 1;
+            }
         }
         let mut free = 0u32;
         let mut full = 0u32;
@@ -149,6 +154,7 @@ impl Ssd {
                 "{valid_total} valid pages but {mapped_total} mapped LPNs"
             ));
         }
+        self.check_sharing()?;
         for (i, f) in self.frontiers.iter().enumerate() {
             if f.block != NONE && self.blocks.state[f.block as usize] != BlockState::Open {
                 return fail(format!(

@@ -23,6 +23,8 @@
 pub mod check;
 pub mod free_pool;
 pub mod frontier;
+pub mod remap;
+pub mod sharing;
 pub mod victim;
 
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -33,7 +35,8 @@ use crate::flash::{BlockState, BlockTable, Geometry, Lpn, Ppn, NONE};
 use crate::metrics::{Counters, LogHistogram, WearSummary};
 use crate::rng;
 use free_pool::FreePool;
-use frontier::{Frontier, Placement};
+use frontier::{Frontier, GcPage, Placement};
+use sharing::Sharing;
 use victim::{VictimIndex, VictimPolicy};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,6 +102,14 @@ impl Default for SsdOptions {
     }
 }
 
+/// A valid page staged by GC between its victim's erase and its new home.
+#[derive(Debug, Clone, Copy)]
+struct GcStaged {
+    lpn: Lpn,
+    frontier: u32,
+    content: u64,
+}
+
 #[derive(Debug, Clone)]
 pub struct Ssd {
     pub(crate) geo: Geometry,
@@ -126,8 +137,10 @@ pub struct Ssd {
     pub(crate) retired: u32,
     /// Blocks the device needs to hold its logical space and keep GC going.
     min_usable_blocks: u32,
-    /// GC staging buffer: (LPN, content) of the victim's valid pages.
-    gc_buffer: Vec<(Lpn, u64)>,
+    /// GC staging buffer: the victim's valid pages and where each goes.
+    gc_buffer: Vec<GcStaged>,
+    /// Many-to-one mapping state (dedup, remap, clone), when on.
+    pub(crate) sharing: Option<Sharing>,
     pub counters: Counters,
     pub survival: Option<LogHistogram>,
     /// Flash operations since the last `take_ops`, when the op log is on.
@@ -142,7 +155,7 @@ impl Ssd {
         let logical_pages =
             u32::try_from(cfg.logical_pages()).expect("validated: pages fit in u32");
         let physical = geo.physical_pages() as usize;
-        let placement = Placement::from_mode(cfg.ftl.frontiers);
+        let placement = Placement::from_config(cfg);
         let frontiers = placement.frontiers();
         let blocks = BlockTable::new(geo.blocks);
         let mut pool = FreePool::default();
@@ -165,8 +178,8 @@ impl Ssd {
             l2p: crate::mem::filled_vec(logical_pages as usize, UNMAPPED),
             oob_lpn: crate::mem::filled_vec(physical, NONE),
             valid_bits: vec![0; physical.div_ceil(64)],
-            content: options
-                .track_content
+            // Dedup keys pages by content, so it always keeps fingerprints.
+            content: (options.track_content || cfg.ftl.dedup)
                 .then(|| crate::mem::filled_vec(physical, 0)),
             blocks,
             pool,
@@ -191,6 +204,7 @@ impl Ssd {
             counters: Counters::default(),
             survival: options.survival.then(LogHistogram::default),
             ops: None,
+            sharing: cfg.sharing().then(|| Sharing::new(physical, cfg.ftl.dedup)),
         })
     }
 
@@ -227,7 +241,8 @@ impl Ssd {
     pub fn state_bytes_per_physical_page(&self) -> f64 {
         let l2p = self.l2p.len() * std::mem::size_of::<MapEntry>();
         let oob = self.oob_lpn.len() * std::mem::size_of::<Lpn>() + self.valid_bits.len() * 8;
-        let content = self.content.as_ref().map_or(0, |c| c.len() * 8);
+        let content = self.content.as_ref().map_or(0, |c| c.len() * 8)
+            + self.sharing.as_ref().map_or(0, Sharing::state_bytes);
         // state, valid, write_ptr, erase_count, owner, seq, last_write_at, plus victim links
         let per_block = 1 + 4 + 4 + 4 + 4 + 8 + 8 + 8;
         let blocks = self.geo.blocks as usize * per_block;
@@ -251,6 +266,9 @@ impl Ssd {
     #[inline]
     pub fn write_page(&mut self, lpn: u64, stream: u16, content: u64) -> Result<(), SimError> {
         let lpn = self.check_lpn(lpn)?;
+        if self.sharing.is_some() {
+            return self.write_page_shared(lpn, stream, content);
+        }
         self.now += 1;
         self.counters.host_write_pages += 1;
         let old = self.l2p[lpn as usize];
@@ -290,6 +308,10 @@ impl Ssd {
     pub fn trim_page(&mut self, lpn: u64) -> Result<(), SimError> {
         let lpn = self.check_lpn(lpn)?;
         self.counters.host_trim_pages += 1;
+        if self.sharing.is_some() {
+            self.trim_page_shared(lpn);
+            return Ok(());
+        }
         let old = self.l2p[lpn as usize];
         if old.ppn != NONE {
             self.l2p[lpn as usize] = UNMAPPED;
@@ -507,6 +529,10 @@ impl Ssd {
             });
         }
         self.gc_buffer.clear();
+        if let Some(s) = &mut self.sharing {
+            s.staged.clear();
+        }
+        let mean_single = self.mean_single_survival();
         let first = self.geo.first_page(victim);
         for ppn in first..first + self.geo.pages_per_block {
             if self.valid_bits[(ppn / 64) as usize] & (1u64 << (ppn % 64)) != 0 {
@@ -514,7 +540,17 @@ impl Ssd {
                 // The mapping entry is rewritten below: start fetching it now.
                 prefetch(&self.l2p, lpn as usize);
                 let content = self.content.as_ref().map_or(0, |c| c[ppn as usize]);
-                self.gc_buffer.push((lpn, content));
+                let page = if self.sharing.is_some() {
+                    self.stage_shared(ppn)
+                } else {
+                    GcPage { refs: 1, age: 0 }
+                };
+                let frontier = self.placement.gc_frontier(page, mean_single) as u32;
+                self.gc_buffer.push(GcStaged {
+                    lpn,
+                    frontier,
+                    content,
+                });
                 if let Some(ops) = &mut self.ops {
                     ops.push(FlashOp::Read { ppn, gc: true });
                 }
@@ -537,15 +573,16 @@ impl Ssd {
             }
         }
         self.erase(victim);
-        let frontier = self.placement.gc_frontier();
         let mut staged = std::mem::take(&mut self.gc_buffer);
-        for &(lpn, content) in &staged {
-            let ppn = self.next_page(frontier, false)?;
-            let old_ppn = self.l2p[lpn as usize].ppn;
-            debug_assert_eq!(self.geo.block_of(old_ppn), victim);
-            self.program(ppn, lpn, content);
+        for (i, page) in staged.iter().enumerate() {
+            let ppn = self.next_page(page.frontier as usize, false)?;
+            debug_assert_eq!(self.geo.block_of(self.l2p[page.lpn as usize].ppn), victim);
+            self.program(ppn, page.lpn, page.content);
             self.log(FlashOp::Program { ppn, gc: true });
-            self.l2p[lpn as usize].ppn = ppn;
+            self.l2p[page.lpn as usize].ppn = ppn;
+            if self.sharing.is_some() {
+                self.land_shared(i, ppn, page.content);
+            }
         }
         staged.clear();
         self.gc_buffer = staged;

@@ -48,9 +48,50 @@ enum Pattern {
     Sequential { next_slot: u64, slots: u64 },
 }
 
+/// Page contents as fingerprints: unique pages get fresh ids; a share
+/// `dedup_fraction` of pages repeats one of the `working_set` most recent
+/// unique ids (fio's dedupe_percentage with a working set).
+#[derive(Debug, Clone)]
+struct ContentSource {
+    dedup_fraction: f64,
+    working_set: u64,
+    unique: u64,
+    rng: Xoshiro256PlusPlus,
+}
+
+/// A fingerprint that looks like a content hash (ids are sequential).
+#[inline]
+pub fn fingerprint_of(id: u64) -> u64 {
+    let mut z = id.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl ContentSource {
+    #[inline]
+    fn unique(&mut self) -> u64 {
+        self.unique += 1;
+        fingerprint_of(self.unique)
+    }
+
+    #[inline]
+    fn next(&mut self) -> u64 {
+        if self.unique > 0 && self.dedup_fraction > 0.0 && self.rng.random_bool(self.dedup_fraction)
+        {
+            let back = self.rng.random_range(0..self.unique.min(self.working_set));
+            fingerprint_of(self.unique - back)
+        } else {
+            self.unique()
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Generator {
     pattern: Pattern,
+    /// Present when pages carry content (dedup runs).
+    content: Option<ContentSource>,
     request_pages: u32,
     read_fraction: f64,
     trim_fraction: f64,
@@ -103,8 +144,18 @@ impl Generator {
                 slots,
             },
         };
+        let content = (cfg.ftl.dedup || w.dedup_fraction > 0.0).then(|| ContentSource {
+            dedup_fraction: w.dedup_fraction,
+            working_set: w
+                .dedup_working_set
+                .map_or(cfg.span_pages() / 100, |a| a.to_pages(cfg.logical_pages()))
+                .max(1),
+            unique: 0,
+            rng: rng::stream(w.seed, "content"),
+        });
         Self {
             pattern,
+            content,
             request_pages: w.request_pages,
             read_fraction: w.read_fraction,
             trim_fraction: w.trim_fraction,
@@ -145,6 +196,18 @@ impl Generator {
                 s
             }
         }
+    }
+
+    /// Content of the next written page (0 when the run tracks no content).
+    #[inline]
+    pub fn next_content(&mut self) -> u64 {
+        self.content.as_mut().map_or(0, ContentSource::next)
+    }
+
+    /// A content never written before (for preconditioning without duplicates).
+    #[inline]
+    pub fn unique_content(&mut self) -> u64 {
+        self.content.as_mut().map_or(0, ContentSource::unique)
     }
 
     /// The first page of the next write request.

@@ -1,0 +1,113 @@
+//! The remap primitive, as requests a host layer can send:
+//! `remap(src, dst, len)`: dst takes src's pages and src is unmapped;
+//! `clone(src, dst, len)`: dst shares src's pages and both stay mapped.
+//! Neither programs flash. Every check runs before any change, so a bad
+//! request changes nothing.
+
+use super::{MapEntry, Ssd, UNMAPPED};
+use crate::error::SimError;
+use crate::flash::NONE;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Remap,
+    Clone,
+}
+
+impl Ssd {
+    fn check_range_request(
+        &self,
+        kind: Kind,
+        src: u64,
+        dst: u64,
+        len: u64,
+    ) -> Result<(), SimError> {
+        let name = match kind {
+            Kind::Remap => "remap",
+            Kind::Clone => "clone",
+        };
+        let bad = |m: String| {
+            Err(SimError::BadRequest(format!(
+                "{name}({src}, {dst}, {len}): {m}"
+            )))
+        };
+        if kind == Kind::Clone && self.sharing.is_none() {
+            return bad(
+                "clone shares pages between LPNs: it needs ftl.remap = true or ftl.dedup = true"
+                    .into(),
+            );
+        }
+        if len == 0 {
+            return bad("length is zero".into());
+        }
+        let logical = u64::from(self.logical_pages);
+        for (what, start) in [("source", src), ("destination", dst)] {
+            if start.checked_add(len).is_none_or(|end| end > logical) {
+                return bad(format!(
+                    "{what} range ends beyond the logical space of {logical} pages"
+                ));
+            }
+        }
+        if src < dst + len && dst < src + len {
+            return bad("source and destination ranges overlap".into());
+        }
+        if let Some(i) = (0..len).find(|&i| self.l2p[(src + i) as usize].ppn == NONE) {
+            return bad(format!("source LPN {} is unmapped", src + i));
+        }
+        Ok(())
+    }
+
+    /// Moves the mapping of `len` pages from `src` to `dst`; `src` reads as unmapped after.
+    pub fn remap(&mut self, src: u64, dst: u64, len: u64) -> Result<(), SimError> {
+        self.check_range_request(Kind::Remap, src, dst, len)?;
+        for i in 0..len {
+            let (s, d) = ((src + i) as u32, (dst + i) as u32);
+            let moving = self.l2p[s as usize];
+            let old = self.l2p[d as usize];
+            if self.sharing.is_some() {
+                self.add_ref(d, moving.ppn);
+                self.l2p[d as usize] = moving;
+                self.drop_ref(s, moving.ppn);
+                self.l2p[s as usize] = UNMAPPED;
+                if old.ppn != NONE {
+                    self.drop_ref(d, old.ppn);
+                }
+            } else {
+                // One-to-one mapping: the page changes owner in place.
+                self.l2p[s as usize] = UNMAPPED;
+                if old.ppn != NONE {
+                    self.l2p[d as usize] = UNMAPPED;
+                    self.invalidate(old);
+                }
+                self.oob_lpn[moving.ppn as usize] = d;
+                self.l2p[d as usize] = moving;
+            }
+        }
+        self.counters.remap_pages += len;
+        Ok(())
+    }
+
+    /// Maps `len` pages at `dst` to the pages of `src`; both stay mapped.
+    pub fn clone_range(&mut self, src: u64, dst: u64, len: u64) -> Result<(), SimError> {
+        self.check_range_request(Kind::Clone, src, dst, len)?;
+        let now = self.now as u32;
+        for i in 0..len {
+            let (s, d) = ((src + i) as u32, (dst + i) as u32);
+            let shared = self.l2p[s as usize].ppn;
+            let old = self.l2p[d as usize].ppn;
+            if old == shared {
+                continue;
+            }
+            self.add_ref(d, shared);
+            self.l2p[d as usize] = MapEntry {
+                ppn: shared,
+                written_at: now,
+            };
+            if old != NONE {
+                self.drop_ref(d, old);
+            }
+        }
+        self.counters.clone_pages += len;
+        Ok(())
+    }
+}
