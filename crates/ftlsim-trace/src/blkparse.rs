@@ -124,7 +124,9 @@ impl LineParser for BlkparseParser {
 
         // Data direction and flush flags.
         let bytes = rwbs.as_bytes();
-        let data_pos = bytes.iter().position(|b| matches!(b, b'R' | b'W' | b'D' | b'N'));
+        let data_pos = bytes
+            .iter()
+            .position(|b| matches!(b, b'R' | b'W' | b'D' | b'N'));
         let (data, preflush, fua) = match data_pos {
             Some(p) => (
                 Some(bytes[p]),
@@ -146,7 +148,12 @@ impl LineParser for BlkparseParser {
             let sector = parse_u64(8, "sector", f[7])?;
             let count = parse_u64(10, "sectors", f[9])?;
             let offset = sectors_to_bytes(8, "sector", f[7], sector)?;
-            let length = check_length(10, "sectors", f[9], sectors_to_bytes(10, "sectors", f[9], count)?)?;
+            let length = check_length(
+                10,
+                "sectors",
+                f[9],
+                sectors_to_bytes(10, "sectors", f[9], count)?,
+            )?;
             check_end(8, "sector", f[7], offset, length)?;
             extent = Some((offset, length));
         }

@@ -170,11 +170,14 @@ pub(crate) fn detect_format(
         .max_by_key(|(_, s)| s.matched);
     let first_line = lines.first().map(|(_, l)| shorten(l)).unwrap_or_default();
     let hint = match closest {
-        Some((f, Score {
-            error: Some((line, msg)),
-            matched,
-            ..
-        })) if *matched > 0 => format!("; closest is {f}, which fails at line {line}: {msg}"),
+        Some((
+            f,
+            Score {
+                error: Some((line, msg)),
+                matched,
+                ..
+            },
+        )) if *matched > 0 => format!("; closest is {f}, which fails at line {line}: {msg}"),
         _ => String::new(),
     };
     Err(DetectFailure::Failed(format!(
@@ -198,7 +201,10 @@ mod tests {
     #[test]
     fn detects_each_text_format() {
         let cases = [
-            ("128166372003061629,hm,1,Read,383496192,32768,3186\n", Format::Msr),
+            (
+                "128166372003061629,hm,1,Read,383496192,32768,3186\n",
+                Format::Msr,
+            ),
             (
                 "89966527996712 4253 nfsd 680 8 W 6 0 b5e9f4e5ab62a4fff5313a606b0ad4e3\n",
                 Format::Fiu,
@@ -207,12 +213,24 @@ mod tests {
                 "  8,33  30  1  0.001368096  5025  D   R 540544 + 8 [systemd-udevd]\n",
                 Format::Blkparse,
             ),
-            ("938513000 4 264719034 16 0\n938828000 3 197570570 16 1\n", Format::Disksim),
-            ("0,303567,3584,w,0.000000\n1,55590,3072,r,0.016\n", Format::Spc),
+            (
+                "938513000 4 264719034 16 0\n938828000 3 197570570 16 1\n",
+                Format::Disksim,
+            ),
+            (
+                "0,303567,3584,w,0.000000\n1,55590,3072,r,0.016\n",
+                Format::Spc,
+            ),
             ("419,W,8792838144,4096,1577808000000010\n", Format::Alibaba),
-            ("1538323200,1012240,16,1,1283\n1538323201,1012250,8,0,1283\n", Format::Tencent),
+            (
+                "1538323200,1012240,16,1,1283\n1538323201,1012250,8,0,1283\n",
+                Format::Tencent,
+            ),
             ("fio version 2 iolog\n/dev/sda add\n", Format::Fio),
-            ("version,time,op,size,lbn\n1,5633898,2a,512,42932745\n", Format::Libcachesim),
+            (
+                "version,time,op,size,lbn\n1,5633898,2a,512,42932745\n",
+                Format::Libcachesim,
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(detect(text), Ok(want), "{text}");
@@ -227,7 +245,10 @@ mod tests {
     #[test]
     fn failures() {
         assert_eq!(detect(""), Err(DetectFailure::NoData));
-        assert_eq!(detect("\n  \n# just a comment\n"), Err(DetectFailure::NoData));
+        assert_eq!(
+            detect("\n  \n# just a comment\n"),
+            Err(DetectFailure::NoData)
+        );
         let Err(DetectFailure::Failed(msg)) = detect("hello world\n") else {
             panic!("expected failure")
         };
@@ -238,7 +259,10 @@ mod tests {
             panic!("expected ambiguity")
         };
         assert!(msg.contains("ambiguous"), "{msg}");
-        assert!(msg.contains("tencent") && msg.contains("libcachesim"), "{msg}");
+        assert!(
+            msg.contains("tencent") && msg.contains("libcachesim"),
+            "{msg}"
+        );
         let Err(DetectFailure::Failed(msg)) =
             detect_format(&[0xff, 0xfe, 0x00, 0x01], true, &ReaderOptions::default())
         else {

@@ -151,7 +151,7 @@ pub enum TraceError {
         what: String,
     },
     /// The gzip or zstd stream is corrupt or truncated.
-    #[error("{file}:{line}: corrupt {codec} stream: {source}")]
+    #[error("{file}:{line}: {codec} stream is corrupt or truncated: {source}")]
     Decompress {
         /// File name as given.
         file: String,
@@ -163,14 +163,21 @@ pub enum TraceError {
         #[source]
         source: std::io::Error,
     },
-    /// The file holds no record.
-    #[error("{file}: no records (empty file, or only headers, comments and skipped lines{})",
-        if *skipped > 0 { format!("; {skipped} bad lines skipped") } else { String::new() })]
+    /// The file holds no record (or none of the selected device).
+    #[error("{file}: no records (empty file, or only headers, comments and skipped lines{}{})",
+        if *skipped > 0 { format!("; {skipped} bad lines skipped") } else { String::new() },
+        if *filtered_out > 0 {
+            format!("; {filtered_out} records of other devices filtered out")
+        } else {
+            String::new()
+        })]
     Empty {
         /// File name as given.
         file: String,
         /// Bad lines skipped (with `skip_bad_lines`).
         skipped: u64,
+        /// Records dropped by the device filter.
+        filtered_out: u64,
     },
     /// The format could not be detected, or detection was ambiguous.
     #[error("{file}: {reason}")]
@@ -239,8 +246,10 @@ mod tests {
         let e = TraceError::Empty {
             file: "x".into(),
             skipped: 3,
+            filtered_out: 2,
         };
         assert!(e.to_string().contains("3 bad lines skipped"), "{e}");
+        assert!(e.to_string().contains("2 records of other devices"), "{e}");
     }
 
     #[test]

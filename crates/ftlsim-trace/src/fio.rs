@@ -20,7 +20,9 @@
 use crate::error::{shorten, LineError};
 use crate::open::{Format, TimeUnit};
 use crate::record::{device_id, TraceOp, TraceRecord};
-use crate::text::{check_end, check_length, parse_time_ns, parse_u64, split_ws, LineParser, Parsed};
+use crate::text::{
+    check_end, check_length, parse_time_ns, parse_u64, split_ws, LineParser, Parsed,
+};
 
 pub(crate) struct FioParser {
     version: u8,
@@ -142,9 +144,7 @@ impl LineParser for FioParser {
         if action == "wait" {
             if self.version == 2 {
                 let us = offset.map_or(0, |(v, _)| v);
-                self.wait_ns = self
-                    .wait_ns
-                    .saturating_add(us.saturating_mul(1_000));
+                self.wait_ns = self.wait_ns.saturating_add(us.saturating_mul(1_000));
             }
             return Ok(Parsed::Skip);
         }

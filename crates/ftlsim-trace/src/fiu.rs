@@ -88,13 +88,13 @@ impl LineParser for FiuParser {
         let major = parse_u32(7, "major", f[6])?;
         let minor = parse_u32(8, "minor", f[7])?;
         rec.device = Some(
-            mkdev(major, minor).unwrap_or_else(|| crate::record::device_id(&format!("{major},{minor}"))),
+            mkdev(major, minor)
+                .unwrap_or_else(|| crate::record::device_id(&format!("{major},{minor}"))),
         );
 
         // Hashes: every remaining token, concatenated.
         self.sector_hashes.clear();
-        let mut field = 9;
-        for token in it {
+        for (field, token) in (9..).zip(it) {
             let bytes = token.as_bytes();
             if bytes.len() % 32 != 0 {
                 return Err(LineError::Other(format!(
@@ -116,7 +116,6 @@ impl LineParser for FiuParser {
                 }
                 self.sector_hashes.push(h);
             }
-            field += 1;
         }
         if self.sector_hashes.is_empty() {
             return Ok(Parsed::Record);

@@ -1,1 +1,60 @@
+//! Block trace readers and writers for ftlsim.
+//!
+//! This is the only ftlsim crate that reads files. It turns block I/O traces
+//! of many formats into one record type ([`TraceRecord`], bytes and
+//! nanoseconds), and records into page requests ([`PageRequest`], logical
+//! pages) for the simulator.
+//!
+//! * Open: [`open()`] (plain, gzip or zstd, detected by magic bytes; format
+//!   given in [`ReaderOptions::format`] or detected from the first lines).
+//! * Replay: [`TraceReader::next_record`] (no allocation per record), or
+//!   [`PageStream`] for page requests with device filter, compact mapping,
+//!   capacity check and repeat.
+//! * Inspect: [`TraceStats::from_reader`] and [`TraceStats::render_text`].
+//! * Convert: [`convert()`] / [`convert_file`] to the [`native`] format or
+//!   DiskSim ASCII.
+//! * Synthesize: [`FioDedupeWriter`], random writes with fio's
+//!   `dedupe_percentage`.
+//!
+//! Formats, units and the unaligned-request rule are documented in each
+//! format module and in the crate README.
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod alibaba;
+pub mod blkparse;
+pub mod convert;
+pub mod detect;
+pub mod disksim;
+pub mod error;
+pub mod fio;
+pub mod fiu;
+pub mod libcachesim;
+pub mod msr;
+pub mod native;
+pub mod open;
+pub mod pages;
+pub mod record;
+pub mod spc;
+pub mod stats;
+pub mod synthetic;
+pub mod tencent;
+mod text;
+
+pub use convert::{
+    convert, convert_file, ConvertSummary, DisksimWriter, OutputFormat, TraceWriter,
+};
+pub use error::{LineError, TraceError};
+pub use native::{NativeReader, NativeWriter, NATIVE_MAGIC, NATIVE_VERSION};
+pub use open::{
+    detect_file, open, open_stream, Compression, Format, ReaderOptions, Records, TimeUnit,
+    TraceReader,
+};
+pub use pages::{PageMapper, PageOptions, PageRequest, PageStream, ReaderOpener};
+pub use record::{
+    combine_fingerprints, device_id, fnv1a32, fnv1a64, mkdev, msr_device_id, page_span, TraceOp,
+    TraceRecord, FINGERPRINT_PAGE_BYTES, MAX_REQUEST_BYTES, SECTOR_BYTES,
+};
+pub use stats::{SizeBucket, StatsCollector, TraceStats, WriteSkew};
+pub use synthetic::{FioDedupeOptions, FioDedupeWriter};

@@ -66,11 +66,13 @@ impl LineParser for LibcachesimParser {
     ) -> Result<Parsed, LineError> {
         if first && looks_like_header(line) {
             let squashed: String = line.chars().filter(|c| !c.is_whitespace()).collect();
-            return Ok(if squashed.eq_ignore_ascii_case("version,time,op,size,lbn") {
-                Parsed::KnownHeader
-            } else {
-                Parsed::Header
-            });
+            return Ok(
+                if squashed.eq_ignore_ascii_case("version,time,op,size,lbn") {
+                    Parsed::KnownHeader
+                } else {
+                    Parsed::Header
+                },
+            );
         }
         let mut f = [""; 5];
         let n = split_sep(line, ',', &mut f);

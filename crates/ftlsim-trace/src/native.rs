@@ -112,7 +112,10 @@ impl<W: Write> NativeWriter<W> {
         let buf = &mut self.buf;
         buf.push(tag);
         put_varint(buf, zigzag(rec.time_ns.wrapping_sub(self.prev_time) as i64));
-        put_varint(buf, zigzag(rec.offset_bytes.wrapping_sub(self.prev_end) as i64));
+        put_varint(
+            buf,
+            zigzag(rec.offset_bytes.wrapping_sub(self.prev_end) as i64),
+        );
         put_varint(buf, rec.length_bytes);
         if let Some(d) = rec.device {
             put_varint(buf, u64::from(d));
@@ -150,7 +153,7 @@ impl<W: Write> NativeWriter<W> {
         Ok(self.out)
     }
 
-    fn finish_in_place(&mut self) -> std::io::Result<()> {
+    pub(crate) fn finish_in_place(&mut self) -> std::io::Result<()> {
         if !self.finished {
             self.buf.push(TAG_END);
             put_varint(&mut self.buf, self.records);
@@ -312,12 +315,8 @@ impl NativeReader {
         if tag & TAG_RESERVED != 0 {
             return Err(Decode::Bad(format!("invalid record tag {tag:#04x}")));
         }
-        let time = self
-            .prev_time
-            .wrapping_add(unzigzag(cur.varint()?) as u64);
-        let offset = self
-            .prev_end
-            .wrapping_add(unzigzag(cur.varint()?) as u64);
+        let time = self.prev_time.wrapping_add(unzigzag(cur.varint()?) as u64);
+        let offset = self.prev_end.wrapping_add(unzigzag(cur.varint()?) as u64);
         let length = cur.varint()?;
         if length > MAX_REQUEST_BYTES {
             return Err(Decode::Bad(format!(
@@ -412,6 +411,7 @@ impl TraceReader for NativeReader {
                     Err(TraceError::Empty {
                         file: self.file.clone(),
                         skipped: 0,
+                        filtered_out: self.decoded - self.records,
                     })
                 } else {
                     Ok(false)

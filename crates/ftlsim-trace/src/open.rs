@@ -10,9 +10,7 @@ use std::str::FromStr;
 use crate::error::TraceError;
 use crate::record::TraceRecord;
 use crate::text::TextReader;
-use crate::{
-    alibaba, blkparse, detect, disksim, fio, fiu, libcachesim, msr, native, spc, tencent,
-};
+use crate::{alibaba, blkparse, detect, disksim, fio, fiu, libcachesim, msr, native, spc, tencent};
 
 /// A trace file format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -90,12 +88,20 @@ impl Format {
             Format::Msr => "MSR Cambridge CSV: FILETIME 100 ns ticks, byte offset and size",
             Format::Fiu => "FIU: ns, 512 B sectors, MD5 per sector or per 4 KiB page",
             Format::Blkparse => "blkparse text: seconds, 512 B sectors; replays one action (D)",
-            Format::Disksim => "DiskSim/MQSim ASCII: time (--time-unit, default ms), sectors, type bit 0 = read",
+            Format::Disksim => {
+                "DiskSim/MQSim ASCII: time (--time-unit, default ms), sectors, type bit 0 = read"
+            }
             Format::Spc => "SPC: ASU, LBA in 512 B sectors, size bytes, r/w, seconds",
-            Format::Alibaba => "Alibaba block CSV: device, R/W, byte offset and length, microseconds",
-            Format::Tencent => "Tencent CBS CSV: seconds, sector offset and size, 0 read/1 write, volume",
+            Format::Alibaba => {
+                "Alibaba block CSV: device, R/W, byte offset and length, microseconds"
+            }
+            Format::Tencent => {
+                "Tencent CBS CSV: seconds, sector offset and size, 0 read/1 write, volume"
+            }
             Format::Fio => "fio iolog v2/v3: bytes; v3 timestamps in microseconds (--time-unit)",
-            Format::Libcachesim => "libCacheSim block CSV: seconds, SCSI opcode hex, size bytes, lbn in 512 B",
+            Format::Libcachesim => {
+                "libCacheSim block CSV: seconds, SCSI opcode hex, size bytes, lbn in 512 B"
+            }
             Format::Native => "ftlsim native binary trace",
         }
     }
@@ -351,30 +357,44 @@ pub fn open_stream(
     // Look at the beginning of the decompressed data to detect the format,
     // then put it back in front of the stream.
     let mut prefix = Vec::with_capacity(4096);
-    let at_eof = read_prefix(&mut stream, &mut prefix, DETECT_PREFIX_BYTES).map_err(|source| {
-        match codec {
-            Some(codec) => TraceError::Decompress {
-                file: name.to_string(),
-                line: 1,
-                codec,
-                source,
-            },
-            None => TraceError::Io {
-                file: name.to_string(),
-                source,
-            },
+    let (at_eof, stream) = match read_prefix(&mut stream, &mut prefix, DETECT_PREFIX_BYTES) {
+        Ok(at_eof) => (at_eof, stream),
+        // Nothing decoded at all: report now.
+        Err(source) if prefix.is_empty() => {
+            return Err(match codec {
+                Some(codec) => TraceError::Decompress {
+                    file: name.to_string(),
+                    line: 1,
+                    codec,
+                    source,
+                },
+                None => TraceError::Io {
+                    file: name.to_string(),
+                    source,
+                },
+            })
         }
-    })?;
+        // Some data, then an error (a truncated gzip file): detect from what
+        // was decoded and let the reader report the error at its line.
+        Err(source) => (
+            false,
+            Box::new(FailingReader(Some(source))) as Box<dyn Read + Send>,
+        ),
+    };
     let format = match opts.format {
         Some(f) => f,
         None => detect::detect_format(&prefix, at_eof, opts).map_err(|failure| match failure {
             detect::DetectFailure::NoData => TraceError::Empty {
                 file: name.to_string(),
                 skipped: 0,
+                filtered_out: 0,
             },
             detect::DetectFailure::Failed(reason) => TraceError::Detect {
                 file: name.to_string(),
-                reason,
+                reason: match codec {
+                    Some(codec) => format!("{reason} (looked at the {codec}-decompressed data)"),
+                    None => reason,
+                },
             },
         })?,
     };
@@ -409,6 +429,18 @@ fn decompressed(
         })?),
     };
     Ok((stream, compression))
+}
+
+/// A reader that fails once with a stored error, then reports end of file.
+struct FailingReader(Option<std::io::Error>);
+
+impl Read for FailingReader {
+    fn read(&mut self, _buf: &mut [u8]) -> std::io::Result<usize> {
+        match self.0.take() {
+            Some(e) => Err(e),
+            None => Ok(0),
+        }
+    }
 }
 
 /// Reads up to `max` bytes into `out`; returns whether the end was reached.
@@ -485,6 +517,7 @@ pub fn detect_file(path: &Path) -> Result<Format, TraceError> {
             detect::DetectFailure::NoData => TraceError::Empty {
                 file: name,
                 skipped: 0,
+                filtered_out: 0,
             },
             detect::DetectFailure::Failed(reason) => TraceError::Detect { file: name, reason },
         }

@@ -30,7 +30,9 @@ use std::path::{Path, PathBuf};
 
 use crate::error::TraceError;
 use crate::open::{open, ReaderOptions, TraceReader};
-use crate::record::{combine_fingerprints, page_span, TraceOp, TraceRecord, FINGERPRINT_PAGE_BYTES};
+use crate::record::{
+    combine_fingerprints, page_span, TraceOp, TraceRecord, FINGERPRINT_PAGE_BYTES,
+};
 
 /// A fast, deterministic hasher for page numbers and fingerprints (the maps
 /// are never iterated into results, so any good mixing will do).
@@ -85,7 +87,7 @@ pub(crate) fn page_fingerprints(
         let per_page = page_bytes / FINGERPRINT_PAGE_BYTES;
         let (fp_first, fp_count) =
             page_span(rec.offset_bytes, rec.length_bytes, FINGERPRINT_PAGE_BYTES);
-        for page in first..first + count {
+        for page in first..first.saturating_add(count) {
             let lo = page.saturating_mul(per_page).max(fp_first);
             let hi = page
                 .saturating_add(1)
@@ -177,7 +179,9 @@ impl PageMapper {
     /// A mapper; fails if `page_bytes` is 0.
     pub fn new(opts: &PageOptions) -> Result<Self, TraceError> {
         if opts.page_bytes == 0 {
-            return Err(TraceError::Option("page size must be at least 1 byte".into()));
+            return Err(TraceError::Option(
+                "page size must be at least 1 byte".into(),
+            ));
         }
         Ok(PageMapper {
             page_bytes: u64::from(opts.page_bytes),
@@ -222,7 +226,7 @@ impl PageMapper {
         }
         self.first_page = first;
         self.cursor = first;
-        self.end = first + count; // page_span guarantees no overflow
+        self.end = first.saturating_add(count);
         page_fingerprints(rec, self.page_bytes, first, count, &mut self.fingerprints);
     }
 
@@ -353,7 +357,11 @@ pub struct PageStream {
 
 impl PageStream {
     /// Page requests of the trace at `path` (reopened for each pass).
-    pub fn open(path: &Path, ropts: &ReaderOptions, popts: &PageOptions) -> Result<Self, TraceError> {
+    pub fn open(
+        path: &Path,
+        ropts: &ReaderOptions,
+        popts: &PageOptions,
+    ) -> Result<Self, TraceError> {
         let path: PathBuf = path.to_path_buf();
         let ropts = ropts.clone();
         let opener: ReaderOpener = Box::new(move || open(&path, &ropts));
@@ -362,11 +370,17 @@ impl PageStream {
 
     /// Page requests from readers made by `opener` (called once per pass).
     pub fn with_opener(mut opener: ReaderOpener, popts: &PageOptions) -> Result<Self, TraceError> {
-        let reader = opener()?;
-        let mut s = Self::from_reader(reader, &PageOptions { repeat: 1, ..popts.clone() })?;
         if popts.repeat == 0 {
             return Err(TraceError::Option("repeat must be at least 1".into()));
         }
+        let reader = opener()?;
+        let mut s = Self::from_reader(
+            reader,
+            &PageOptions {
+                repeat: 1,
+                ..popts.clone()
+            },
+        )?;
         s.repeat = popts.repeat;
         s.opener = Some(opener);
         Ok(s)
@@ -374,7 +388,10 @@ impl PageStream {
 
     /// Page requests from one reader. `repeat` must be 1 (a reader cannot
     /// be rewound); use [`PageStream::open`] or [`PageStream::with_opener`].
-    pub fn from_reader(reader: Box<dyn TraceReader>, popts: &PageOptions) -> Result<Self, TraceError> {
+    pub fn from_reader(
+        reader: Box<dyn TraceReader>,
+        popts: &PageOptions,
+    ) -> Result<Self, TraceError> {
         if popts.repeat != 1 {
             return Err(TraceError::Option(
                 "repeat needs a way to reopen the trace: use PageStream::open".into(),
@@ -425,7 +442,11 @@ impl PageStream {
                 self.pass_first = self.pass_first.min(t);
                 self.pass_last = self.pass_last.max(t);
                 self.pass_records += 1;
-                let base = if self.rebase { t.saturating_sub(first) } else { t };
+                let base = if self.rebase {
+                    t.saturating_sub(first)
+                } else {
+                    t
+                };
                 let time = base.saturating_add(self.pass_offset_ns);
                 self.mapper.push(&self.rec, time);
                 continue;
@@ -459,7 +480,11 @@ impl PageStream {
 
     /// Bad lines skipped, over all passes so far.
     pub fn skipped_bad_lines(&self) -> u64 {
-        let current = if self.done { 0 } else { self.reader.skipped_bad_lines() };
+        let current = if self.done {
+            0
+        } else {
+            self.reader.skipped_bad_lines()
+        };
         self.skipped_done + current
     }
 
@@ -541,7 +566,10 @@ mod tests {
         };
         let mut m = PageMapper::new(&opts).unwrap();
         let gb = 1u64 << 30;
-        assert_eq!(split(&mut m, &rec(TraceOp::Write, 2000 * gb, 8192)), [(0, 2)]);
+        assert_eq!(
+            split(&mut m, &rec(TraceOp::Write, 2000 * gb, 8192)),
+            [(0, 2)]
+        );
         assert_eq!(split(&mut m, &rec(TraceOp::Write, 5 * gb, 4096)), [(2, 1)]);
         // Touches 2000 GB pages 0,1 (known, 0..2) then a new page (3): split.
         assert_eq!(
@@ -563,7 +591,10 @@ mod tests {
         assert!(m.next_request(&mut req).unwrap());
         m.push(&rec(TraceOp::Write, 3 * 4096, 4097), 0);
         let err = m.next_request(&mut req).unwrap_err();
-        assert!(err.contains("page 4") && err.contains("4 logical pages"), "{err}");
+        assert!(
+            err.contains("page 4") && err.contains("4 logical pages"),
+            "{err}"
+        );
 
         let opts = PageOptions {
             logical_pages: Some(2),
@@ -574,7 +605,10 @@ mod tests {
         m.push(&rec(TraceOp::Write, 1 << 40, 8192), 0);
         assert!(m.next_request(&mut req).unwrap());
         m.push(&rec(TraceOp::Write, 0, 1), 0);
-        assert!(m.next_request(&mut req).unwrap_err().contains("distinct pages"));
+        assert!(m
+            .next_request(&mut req)
+            .unwrap_err()
+            .contains("distinct pages"));
         assert!(PageMapper::new(&PageOptions {
             page_bytes: 0,
             ..PageOptions::default()
@@ -601,10 +635,7 @@ mod tests {
         m.push(&r, 0);
         assert!(m.next_request(&mut req).unwrap());
         assert_eq!((req.lpn, req.pages), (0, 3));
-        assert_eq!(
-            req.fingerprints,
-            [1, combine_fingerprints(&[2, 3]), 4]
-        );
+        assert_eq!(req.fingerprints, [1, combine_fingerprints(&[2, 3]), 4]);
         // 2 KiB pages: dropped.
         let mut m = PageMapper::new(&PageOptions {
             page_bytes: 2048,

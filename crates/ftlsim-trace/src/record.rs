@@ -140,16 +140,17 @@ impl TraceRecord {
 }
 
 /// The unaligned rule on raw numbers; see [`TraceRecord::page_span`].
-/// `page_bytes` of 0 is treated as 1.
+/// `page_bytes` of 0 is treated as 1; extents past 2^64 bytes are clamped.
 pub fn page_span(offset_bytes: u64, length_bytes: u64, page_bytes: u64) -> (u64, u64) {
     let page_bytes = page_bytes.max(1);
     let first = offset_bytes / page_bytes;
     if length_bytes == 0 {
         return (first, 0);
     }
-    // Computed in u128 so offsets near u64::MAX cannot overflow.
-    let end = u128::from(offset_bytes) + u128::from(length_bytes) - 1;
-    let last = (end / u128::from(page_bytes)) as u64;
+    // Readers never produce extents past 2^64 bytes; for direct callers the
+    // end is clamped to the last addressable byte.
+    let end = offset_bytes.saturating_add(length_bytes - 1);
+    let last = end / page_bytes;
     (first, last - first + 1)
 }
 

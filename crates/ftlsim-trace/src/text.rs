@@ -36,8 +36,12 @@ pub(crate) trait LineParser: Send {
     fn format(&self) -> Format;
     /// Parses one line into `rec` (already reset). `first` is true for the
     /// first non-blank, non-comment line of the file.
-    fn parse(&mut self, line: &str, first: bool, rec: &mut TraceRecord)
-        -> Result<Parsed, LineError>;
+    fn parse(
+        &mut self,
+        line: &str,
+        first: bool,
+        rec: &mut TraceRecord,
+    ) -> Result<Parsed, LineError>;
     /// Records a line produced in addition to the one it returned (blkparse
     /// preflush/FUA flushes). Called before each new line is read.
     fn take_pending(&mut self, _rec: &mut TraceRecord) -> bool {
@@ -65,6 +69,7 @@ pub(crate) struct TextReader<P: LineParser> {
     record_line: u64,
     seen_data_line: bool,
     records: u64,
+    filtered_out: u64,
     skipped: u64,
     first_skipped: Option<TraceError>,
     done: bool,
@@ -91,6 +96,7 @@ impl<P: LineParser> TextReader<P> {
             record_line: 0,
             seen_data_line: false,
             records: 0,
+            filtered_out: 0,
             skipped: 0,
             first_skipped: None,
             done: false,
@@ -191,6 +197,7 @@ impl<P: LineParser> TraceReader for TextReader<P> {
                     self.records += 1;
                     return Ok(true);
                 }
+                self.filtered_out += 1;
                 continue;
             }
             if self.done {
@@ -198,6 +205,7 @@ impl<P: LineParser> TraceReader for TextReader<P> {
                     Err(TraceError::Empty {
                         file: self.file.clone(),
                         skipped: self.skipped,
+                        filtered_out: self.filtered_out,
                     })
                 } else {
                     Ok(false)
@@ -238,6 +246,7 @@ impl<P: LineParser> TraceReader for TextReader<P> {
                         self.records += 1;
                         return Ok(true);
                     }
+                    self.filtered_out += 1;
                 }
                 Ok(_) => {}
                 Err(e) => self.bad_line(e)?,
@@ -275,7 +284,11 @@ impl<P: LineParser> TraceReader for TextReader<P> {
 
 /// Splits `line` on `sep` into `out`, trimming each field; returns the total
 /// number of fields (which may exceed `N`; extra fields are not stored).
-pub(crate) fn split_sep<'a, const N: usize>(line: &'a str, sep: char, out: &mut [&'a str; N]) -> usize {
+pub(crate) fn split_sep<'a, const N: usize>(
+    line: &'a str,
+    sep: char,
+    out: &mut [&'a str; N],
+) -> usize {
     let mut n = 0;
     for field in line.split(sep) {
         if let Some(slot) = out.get_mut(n) {
@@ -555,13 +568,25 @@ mod tests {
 
     #[test]
     fn times() {
-        assert_eq!(parse_time_ns(1, "t", "0.000031865", 1_000_000_000), Ok(31_865));
-        assert_eq!(parse_time_ns(1, "t", "9.378427223", 1_000_000_000), Ok(9_378_427_223));
-        assert_eq!(parse_time_ns(1, "t", "143066.750", 1_000_000), Ok(143_066_750_000));
+        assert_eq!(
+            parse_time_ns(1, "t", "0.000031865", 1_000_000_000),
+            Ok(31_865)
+        );
+        assert_eq!(
+            parse_time_ns(1, "t", "9.378427223", 1_000_000_000),
+            Ok(9_378_427_223)
+        );
+        assert_eq!(
+            parse_time_ns(1, "t", "143066.750", 1_000_000),
+            Ok(143_066_750_000)
+        );
         assert_eq!(parse_time_ns(1, "t", "12", 1000), Ok(12_000));
         assert_eq!(parse_time_ns(1, "t", ".5", 1000), Ok(500));
         assert_eq!(parse_time_ns(1, "t", "5.", 1000), Ok(5000));
-        assert_eq!(parse_time_ns(1, "t", "1.5e-3", 1_000_000_000), Ok(1_500_000));
+        assert_eq!(
+            parse_time_ns(1, "t", "1.5e-3", 1_000_000_000),
+            Ok(1_500_000)
+        );
         assert!(matches!(
             parse_time_ns(1, "t", "-1.5", 1),
             Err(LineError::Negative { .. })
