@@ -1,41 +1,240 @@
-//! Timing model (issue 5): parallel units, latencies, GC interference, replay modes.
-//! Placeholder configuration only; the model itself is being built.
+//! Timing model (issue 5): how fast the device answers, and how much garbage
+//! collection hurts the tail.
+//!
+//! A next-free-time model, like FEMU's: every LUN and every channel has the
+//! time it becomes free; a request's flash operations (from the FTL's op log,
+//! GC included) are placed on their LUN and channel in order, each starting
+//! when its data is ready and its resource is free. No event queue: a request
+//! costs a few integer operations per flash operation plus a heap step, so
+//! timing keeps the simulator fast. The laws it obeys (QD 1 read latency,
+//! saturated IOPS bounds, sequential write throughput) are checked in
+//! `tests/timing.rs`.
+//!
+//! * `config`: the `[timing]` section and its values in nanoseconds.
+//! * `engine`: resources, where pages live (superblock striping), scheduling.
+//! * `replay`: closed and open loop issue times, bounded by the queue depth.
+//! * `stats`: latency histograms, throughput, busy time, latency over time.
+//!
+//! `Timer` ties them to an `Ssd`: `submit` runs one host request through the
+//! FTL and the model and returns its timing.
 
-use serde::{Deserialize, Serialize};
+pub mod config;
+pub mod engine;
+pub mod replay;
+pub mod stats;
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum TimingMode {
-    /// A fixed number of requests outstanding (fio's iodepth).
-    Closed,
-    /// Requests arrive at their trace times (scaled by a speed-up factor).
-    Open,
+pub use config::{TimingConfig, TimingMode, TimingParams};
+pub use engine::Engine;
+pub use replay::Replay;
+pub use stats::{LatencyRow, LatencyUs, LunRow, RequestKind, TimingStats, TimingSummary};
+
+use rand_distr::{Distribution, Exp1};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::config::Config;
+use crate::error::{ConfigError, SimError};
+use crate::ftl::{FlashOp, Ssd};
+use crate::rng;
+
+/// Where open-loop arrival times come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArrivalSource {
+    /// The caller generates requests without times (synthetic workloads): a
+    /// Poisson process of `timing.arrival_rate_iops` in open loop.
+    Synthetic,
+    /// The caller passes each request's arrival time (traces).
+    Given,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct TimingConfig {
-    pub channels: u32,
-    pub luns_per_channel: u32,
-    pub read_latency_us: f64,
-    pub program_latency_us: f64,
-    pub erase_latency_us: f64,
-    pub transfer_us_per_page: f64,
-    pub queue_depth: u32,
-    pub mode: TimingMode,
+/// When one request entered the device and when it completed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Completion {
+    pub arrival_at: u64,
+    pub issue_at: u64,
+    pub done_at: u64,
 }
 
-impl Default for TimingConfig {
-    fn default() -> Self {
-        Self {
-            channels: 8,
-            luns_per_channel: 4,
-            read_latency_us: 40.0,
-            program_latency_us: 200.0,
-            erase_latency_us: 2000.0,
-            transfer_us_per_page: 10.0,
-            queue_depth: 32,
-            mode: TimingMode::Closed,
+impl Completion {
+    pub fn latency_ns(&self) -> u64 {
+        self.done_at - self.arrival_at
+    }
+}
+
+/// Poisson arrivals for open-loop synthetic workloads.
+#[derive(Debug, Clone)]
+struct PoissonArrivals {
+    mean_gap_ns: f64,
+    next_at: f64,
+    rng: Xoshiro256PlusPlus,
+}
+
+impl PoissonArrivals {
+    fn next(&mut self) -> u64 {
+        let at = self.next_at.round() as u64;
+        let gap: f64 = Exp1.sample(&mut self.rng);
+        self.next_at += gap * self.mean_gap_ns;
+        at
+    }
+}
+
+/// The timing model attached to a device for a measured window.
+#[derive(Debug, Clone)]
+pub struct Timer {
+    params: TimingParams,
+    engine: Engine,
+    replay: Replay,
+    stats: TimingStats,
+    ops: Vec<FlashOp>,
+    arrivals: Option<PoissonArrivals>,
+    speedup: f64,
+    series_window: Option<u64>,
+    page_bytes: u32,
+    seed: u64,
+    rate_iops: Option<f64>,
+    /// The first given arrival time since `reset`: the window's time origin.
+    origin_ns: Option<u64>,
+}
+
+impl Timer {
+    /// The timer of a config with a `[timing]` section. In open loop with
+    /// `ArrivalSource::Synthetic`, `timing.arrival_rate_iops` is required.
+    pub fn new(cfg: &Config, source: ArrivalSource) -> Result<Self, ConfigError> {
+        let Some(t) = &cfg.timing else {
+            return Err(ConfigError::new(
+                "timing",
+                "the timing model needs a [timing] section",
+            ));
+        };
+        t.validate(&cfg.device)?;
+        if t.mode == TimingMode::Open
+            && source == ArrivalSource::Synthetic
+            && t.arrival_rate_iops.is_none()
+        {
+            return Err(ConfigError::new(
+                "timing.arrival_rate_iops",
+                "open loop with a synthetic workload needs an arrival rate (or use timing.mode = \"closed\")",
+            ));
         }
+        let params = t.params(&cfg.device);
+        let rate_iops = (t.mode == TimingMode::Open && source == ArrivalSource::Synthetic)
+            .then_some(t.arrival_rate_iops)
+            .flatten();
+        let mut timer = Self {
+            params,
+            engine: Engine::new(&params, cfg.device.pages_per_block),
+            replay: Replay::new(params.mode, params.queue_depth),
+            stats: TimingStats::new(1),
+            ops: Vec::new(),
+            arrivals: None,
+            speedup: t.speedup,
+            series_window: t.series_window,
+            page_bytes: cfg.device.page_bytes,
+            seed: cfg.workload.seed,
+            rate_iops,
+            origin_ns: None,
+        };
+        timer.reset(100);
+        Ok(timer)
+    }
+
+    pub fn params(&self) -> &TimingParams {
+        &self.params
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Back to an idle device at time 0 and empty statistics. The latency
+    /// series samples every `timing.series_window` requests, or every
+    /// `default_series_window` when the config leaves it out.
+    pub fn reset(&mut self, default_series_window: u64) {
+        self.engine.reset();
+        self.replay.reset();
+        self.origin_ns = None;
+        self.stats = TimingStats::new(self.series_window.unwrap_or(default_series_window));
+        self.arrivals = self.rate_iops.map(|rate| PoissonArrivals {
+            mean_gap_ns: 1e9 / rate,
+            next_at: 0.0,
+            rng: rng::stream(self.seed, "arrivals"),
+        });
+    }
+
+    /// Starts recording `ssd`'s flash operations; earlier ones are dropped.
+    pub fn attach(&mut self, ssd: &mut Ssd) {
+        ssd.enable_op_log();
+        ssd.take_ops(&mut self.ops);
+        self.ops.clear();
+    }
+
+    /// Runs one host request: `body` performs it on the FTL (which logs its
+    /// flash operations, GC included), and the model places those operations
+    /// in time. `arrival_ns` is the request's trace time in open loop: time
+    /// runs from the first one given since `reset`, divided by
+    /// `timing.speedup`. It is ignored in closed loop and may be `None` for
+    /// synthetic open-loop workloads. A write that triggers GC
+    /// completes when that GC has (foreground GC); other requests wait for it
+    /// only where they share a LUN or channel.
+    #[inline]
+    pub fn submit<F>(
+        &mut self,
+        ssd: &mut Ssd,
+        kind: RequestKind,
+        pages: u32,
+        arrival_ns: Option<u64>,
+        body: F,
+    ) -> Result<Completion, SimError>
+    where
+        F: FnOnce(&mut Ssd) -> Result<(), SimError>,
+    {
+        let arrival_at = match self.params.mode {
+            TimingMode::Closed => None,
+            TimingMode::Open => match (arrival_ns, &mut self.arrivals) {
+                (Some(t), _) => {
+                    let since = t.saturating_sub(*self.origin_ns.get_or_insert(t));
+                    Some(if self.speedup == 1.0 {
+                        since
+                    } else {
+                        (since as f64 / self.speedup).round() as u64
+                    })
+                }
+                (None, Some(poisson)) => Some(poisson.next()),
+                (None, None) => return Err(ConfigError::new(
+                    "timing.arrival_rate_iops",
+                    "an open-loop request came without an arrival time and no arrival rate is set",
+                )
+                .into()),
+            },
+        };
+        let issue_at = self.replay.issue_at(arrival_at.unwrap_or(0));
+        let arrival_at = arrival_at.unwrap_or(issue_at).min(issue_at);
+        if let Err(e) = body(ssd) {
+            // Keep the replay consistent; the run stops with this error.
+            self.replay.complete(issue_at);
+            ssd.take_ops(&mut self.ops);
+            return Err(e);
+        }
+        ssd.take_ops(&mut self.ops);
+        let done_at = self
+            .engine
+            .schedule(&self.ops, issue_at + self.params.overhead_ns);
+        self.replay.complete(done_at);
+        if self
+            .stats
+            .record(kind, pages, done_at - arrival_at, done_at)
+        {
+            self.stats.close_window(issue_at, &self.engine);
+        }
+        Ok(Completion {
+            arrival_at,
+            issue_at,
+            done_at,
+        })
+    }
+
+    /// The timing results since the last `reset`.
+    pub fn summary(&mut self) -> TimingSummary {
+        let now = self.replay.drained_at();
+        self.stats.summary(now, &self.engine, self.page_bytes)
     }
 }

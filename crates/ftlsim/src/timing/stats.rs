@@ -1,0 +1,275 @@
+//! What the timing model measures: latency distributions per request kind,
+//! throughput, resource busy time and GC's share of it, latency over time.
+
+use serde::Serialize;
+
+use crate::metrics::{DistributionSummary, LogHistogram};
+
+use super::engine::Engine;
+
+/// What a host request asks of the device, for latency accounting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestKind {
+    Read,
+    Write,
+    Trim,
+    Flush,
+}
+
+impl From<crate::workload::Op> for RequestKind {
+    fn from(op: crate::workload::Op) -> Self {
+        match op {
+            crate::workload::Op::Read => RequestKind::Read,
+            crate::workload::Op::Write => RequestKind::Write,
+            crate::workload::Op::Trim => RequestKind::Trim,
+        }
+    }
+}
+
+/// One sample of the latency-over-time series: the requests issued since the previous sample.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LatencyRow {
+    /// Requests issued since the start of the measured window.
+    pub requests: u64,
+    /// Simulated time of the last issue in the window.
+    pub time_ns: u64,
+    /// Requests per simulated second over the window.
+    pub iops: f64,
+    /// Latencies of the window's requests; empty when it had none of that kind.
+    pub read_latency_us_mean: Option<f64>,
+    pub read_latency_us_p99: Option<f64>,
+    pub write_latency_us_mean: Option<f64>,
+    pub write_latency_us_p99: Option<f64>,
+    /// GC's share of the LUN time scheduled in the window.
+    pub gc_time_share: f64,
+}
+
+/// Busy fraction of one LUN over the measured window.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LunRow {
+    pub lun: u32,
+    pub channel: u32,
+    /// Busy time / simulated time.
+    pub busy_fraction: f64,
+    /// Time on GC reads, programs and erases / simulated time.
+    pub gc_busy_fraction: f64,
+}
+
+/// The timing results of a measured window.
+#[derive(Debug, Clone, Serialize)]
+pub struct TimingSummary {
+    pub requests: u64,
+    pub read_requests: u64,
+    pub write_requests: u64,
+    pub trim_requests: u64,
+    pub flush_requests: u64,
+    /// From the start of the window to the last completion.
+    pub sim_time_ns: u64,
+    /// Requests of every kind per simulated second.
+    pub iops: f64,
+    /// Host pages read and written, in bytes per simulated second.
+    pub bandwidth_bytes_per_sec: f64,
+    /// Latency in ns: completion − issue (closed loop) or − arrival (open loop).
+    pub read_latency_ns: DistributionSummary,
+    pub write_latency_ns: DistributionSummary,
+    /// LUN time spent on GC (copies' reads and programs, erases, wear
+    /// leveling) / all LUN busy time.
+    pub gc_time_share: f64,
+    pub lun_busy_mean: f64,
+    pub lun_busy_min: f64,
+    pub lun_busy_max: f64,
+    pub channel_busy_mean: f64,
+    #[serde(skip)]
+    pub luns: Vec<LunRow>,
+    #[serde(skip)]
+    pub series: Vec<LatencyRow>,
+}
+
+/// A latency distribution in microseconds, for reports.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LatencyUs {
+    pub mean: f64,
+    pub p50: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}
+
+impl LatencyUs {
+    /// `None` when no request of the kind completed.
+    pub fn of(ns: &DistributionSummary) -> Option<Self> {
+        (ns.count > 0).then(|| Self {
+            mean: ns.mean / 1e3,
+            p50: ns.p50 as f64 / 1e3,
+            p99: ns.p99 as f64 / 1e3,
+            p999: ns.p999 as f64 / 1e3,
+            max: ns.max as f64 / 1e3,
+        })
+    }
+}
+
+impl TimingSummary {
+    pub fn read_us(&self) -> Option<LatencyUs> {
+        LatencyUs::of(&self.read_latency_ns)
+    }
+
+    pub fn write_us(&self) -> Option<LatencyUs> {
+        LatencyUs::of(&self.write_latency_ns)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct TimingStats {
+    /// Whole-window histograms hold every closed series window; the open one
+    /// is merged in when it closes (one record per request on the hot path).
+    read: LogHistogram,
+    write: LogHistogram,
+    window_read: LogHistogram,
+    window_write: LogHistogram,
+    /// Requests per `RequestKind` (read, write, trim, flush).
+    requests: [u64; 4],
+    read_pages: u64,
+    write_pages: u64,
+    end_at: u64,
+    series_window: u64,
+    window_requests: u64,
+    window_started_at: u64,
+    window_lun_busy: (u64, u64),
+    series: Vec<LatencyRow>,
+}
+
+impl TimingStats {
+    pub fn new(series_window: u64) -> Self {
+        Self {
+            read: LogHistogram::default(),
+            write: LogHistogram::default(),
+            window_read: LogHistogram::default(),
+            window_write: LogHistogram::default(),
+            requests: [0; 4],
+            read_pages: 0,
+            write_pages: 0,
+            end_at: 0,
+            series_window: series_window.max(1),
+            window_requests: 0,
+            window_started_at: 0,
+            window_lun_busy: (0, 0),
+            series: Vec::new(),
+        }
+    }
+
+    /// Records a completed request. Returns true when a series window is full
+    /// (the caller then calls `close_window`).
+    #[inline]
+    pub fn record(&mut self, kind: RequestKind, pages: u32, latency_ns: u64, done_at: u64) -> bool {
+        match kind {
+            RequestKind::Read => {
+                self.window_read.record(latency_ns);
+                self.read_pages += u64::from(pages);
+            }
+            RequestKind::Write => {
+                self.window_write.record(latency_ns);
+                self.write_pages += u64::from(pages);
+            }
+            RequestKind::Trim | RequestKind::Flush => {}
+        }
+        self.requests[kind as usize] += 1;
+        self.end_at = self.end_at.max(done_at);
+        self.window_requests += 1;
+        self.window_requests >= self.series_window
+    }
+
+    /// Ends the current series window at simulated time `now` (the last issue).
+    pub fn close_window(&mut self, now: u64, engine: &Engine) {
+        if self.window_requests == 0 {
+            return;
+        }
+        let us = |ns: f64| ns / 1000.0;
+        let mean = |h: &LogHistogram| (h.count() > 0).then(|| us(h.mean()));
+        let p99 = |h: &LogHistogram| (h.count() > 0).then(|| us(h.quantile(0.99) as f64));
+        let (busy, gc) = engine.lun_busy_totals();
+        let (window_busy, window_gc) = (busy - self.window_lun_busy.0, gc - self.window_lun_busy.1);
+        let elapsed = now.saturating_sub(self.window_started_at);
+        self.series.push(LatencyRow {
+            requests: self.requests.iter().sum(),
+            time_ns: now,
+            iops: if elapsed == 0 {
+                0.0
+            } else {
+                self.window_requests as f64 * 1e9 / elapsed as f64
+            },
+            read_latency_us_mean: mean(&self.window_read),
+            read_latency_us_p99: p99(&self.window_read),
+            write_latency_us_mean: mean(&self.window_write),
+            write_latency_us_p99: p99(&self.window_write),
+            gc_time_share: if window_busy == 0 {
+                0.0
+            } else {
+                window_gc as f64 / window_busy as f64
+            },
+        });
+        self.read.merge(&self.window_read);
+        self.write.merge(&self.window_write);
+        self.window_read = LogHistogram::default();
+        self.window_write = LogHistogram::default();
+        self.window_requests = 0;
+        self.window_started_at = now;
+        self.window_lun_busy = (busy, gc);
+    }
+
+    /// The summary of everything recorded (closes the open series window).
+    pub fn summary(&mut self, now: u64, engine: &Engine, page_bytes: u32) -> TimingSummary {
+        self.close_window(now, engine);
+        let sim_time_ns = self.end_at;
+        let per_sec = |x: f64| {
+            if sim_time_ns == 0 {
+                0.0
+            } else {
+                x * 1e9 / sim_time_ns as f64
+            }
+        };
+        let fraction = |busy: u64| {
+            if sim_time_ns == 0 {
+                0.0
+            } else {
+                busy as f64 / sim_time_ns as f64
+            }
+        };
+        let (busy, gc) = engine.lun_busy_totals();
+        let luns: Vec<LunRow> = (0..engine.luns())
+            .map(|lun| LunRow {
+                lun,
+                channel: engine.channel_of_lun(lun),
+                busy_fraction: fraction(engine.lun_busy_ns()[lun as usize]),
+                gc_busy_fraction: fraction(engine.lun_gc_busy_ns()[lun as usize]),
+            })
+            .collect();
+        let lun_busy = luns.iter().map(|l| l.busy_fraction);
+        let channel_busy: u64 = engine.channel_busy_ns().iter().sum();
+        let requests: u64 = self.requests.iter().sum();
+        TimingSummary {
+            requests,
+            read_requests: self.requests[RequestKind::Read as usize],
+            write_requests: self.requests[RequestKind::Write as usize],
+            trim_requests: self.requests[RequestKind::Trim as usize],
+            flush_requests: self.requests[RequestKind::Flush as usize],
+            sim_time_ns,
+            iops: per_sec(requests as f64),
+            bandwidth_bytes_per_sec: per_sec(
+                ((self.read_pages + self.write_pages) * u64::from(page_bytes)) as f64,
+            ),
+            read_latency_ns: self.read.summary(),
+            write_latency_ns: self.write.summary(),
+            gc_time_share: if busy == 0 {
+                0.0
+            } else {
+                gc as f64 / busy as f64
+            },
+            lun_busy_mean: lun_busy.clone().sum::<f64>() / f64::from(engine.luns()),
+            lun_busy_min: lun_busy.clone().fold(f64::INFINITY, f64::min),
+            lun_busy_max: lun_busy.fold(0.0, f64::max),
+            channel_busy_mean: fraction(channel_busy) / f64::from(engine.channels()),
+            luns,
+            series: self.series.clone(),
+        }
+    }
+}
