@@ -23,22 +23,56 @@ use crate::ftl::FlashOp;
 
 use super::config::TimingParams;
 
+/// `a mod d` by two multiplications (Lemire, Kaser and Kurz, "Faster
+/// remainder by direct computation", 2019): exact for every 32-bit `a` and
+/// `d`; a division would cost more than the rest of an operation's scheduling.
+#[derive(Debug, Clone, Copy)]
+struct FastMod {
+    d: u32,
+    m: u64,
+}
+
+impl FastMod {
+    fn new(d: u32) -> Self {
+        assert!(d > 0);
+        Self {
+            d,
+            m: (u64::MAX / u64::from(d)).wrapping_add(1),
+        }
+    }
+
+    #[inline(always)]
+    fn rem(self, a: u32) -> u32 {
+        let low = self.m.wrapping_mul(u64::from(a));
+        ((u128::from(low) * u128::from(self.d)) >> 64) as u32
+    }
+}
+
+/// One LUN: next-free time, busy time (all work, and GC work alone), channel.
+#[derive(Debug, Clone, Copy, Default)]
+struct Lun {
+    free_at: u64,
+    busy_ns: u64,
+    gc_busy_ns: u64,
+    channel: u32,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Channel {
+    free_at: u64,
+    transfers: u64,
+}
+
 #[derive(Debug, Clone)]
 pub struct Engine {
-    luns: u32,
-    channels: u32,
+    lun_of: FastMod,
     read_ns: u64,
     program_ns: u64,
     erase_ns: u64,
     transfer_ns: u64,
     pages_per_block: u32,
-    lun_free_at: Vec<u64>,
-    channel_free_at: Vec<u64>,
-    /// Busy time per resource, all work and GC work (GC copies, wear
-    /// leveling, erases) alone.
-    lun_busy_ns: Vec<u64>,
-    lun_gc_busy_ns: Vec<u64>,
-    channel_busy_ns: Vec<u64>,
+    luns: Vec<Lun>,
+    channels: Vec<Channel>,
     /// When each GC read of the current batch has its data in the controller
     /// (a GC copy cannot be programmed before it was read).
     gc_read_done: Vec<u64>,
@@ -52,79 +86,78 @@ impl Engine {
             "validated: at least one LUN and one channel"
         );
         Self {
-            luns,
-            channels: params.channels,
+            lun_of: FastMod::new(luns),
             read_ns: params.read_ns,
             program_ns: params.program_ns,
             erase_ns: params.erase_ns,
             transfer_ns: params.transfer_ns,
             pages_per_block,
-            lun_free_at: vec![0; luns as usize],
-            channel_free_at: vec![0; params.channels as usize],
-            lun_busy_ns: vec![0; luns as usize],
-            lun_gc_busy_ns: vec![0; luns as usize],
-            channel_busy_ns: vec![0; params.channels as usize],
+            luns: (0..luns)
+                .map(|l| Lun {
+                    channel: l % params.channels,
+                    ..Lun::default()
+                })
+                .collect(),
+            channels: vec![Channel::default(); params.channels as usize],
             gc_read_done: Vec::new(),
         }
     }
 
     /// Back to an idle device at time 0 with no history.
     pub fn reset(&mut self) {
-        for v in [
-            &mut self.lun_free_at,
-            &mut self.channel_free_at,
-            &mut self.lun_busy_ns,
-            &mut self.lun_gc_busy_ns,
-            &mut self.channel_busy_ns,
-        ] {
-            v.fill(0);
+        for l in &mut self.luns {
+            *l = Lun {
+                channel: l.channel,
+                ..Lun::default()
+            };
         }
+        self.channels.fill(Channel::default());
         self.gc_read_done.clear();
     }
 
     pub fn luns(&self) -> u32 {
-        self.luns
+        self.luns.len() as u32
     }
 
     pub fn channels(&self) -> u32 {
-        self.channels
+        self.channels.len() as u32
     }
 
+    /// Superblock striping: page `ppn` lives on LUN `ppn mod LUNs`.
     #[inline]
     pub fn lun_of_page(&self, ppn: u32) -> u32 {
-        ppn % self.luns
+        self.lun_of.rem(ppn)
     }
 
+    /// LUN `l` hangs on channel `l mod channels`.
     #[inline]
     pub fn channel_of_lun(&self, lun: u32) -> u32 {
-        lun % self.channels
+        self.luns[lun as usize].channel
     }
 
     /// The time by which every resource has finished all scheduled work.
     pub fn idle_at(&self) -> u64 {
-        let lun = self.lun_free_at.iter().copied().max().unwrap_or(0);
-        let channel = self.channel_free_at.iter().copied().max().unwrap_or(0);
+        let lun = self.luns.iter().map(|l| l.free_at).max().unwrap_or(0);
+        let channel = self.channels.iter().map(|c| c.free_at).max().unwrap_or(0);
         lun.max(channel)
     }
 
-    pub fn lun_busy_ns(&self) -> &[u64] {
-        &self.lun_busy_ns
+    /// Time LUN `lun` has been busy, all work and GC work alone.
+    pub fn lun_busy_ns(&self, lun: u32) -> (u64, u64) {
+        let l = &self.luns[lun as usize];
+        (l.busy_ns, l.gc_busy_ns)
     }
 
-    pub fn lun_gc_busy_ns(&self) -> &[u64] {
-        &self.lun_gc_busy_ns
-    }
-
-    pub fn channel_busy_ns(&self) -> &[u64] {
-        &self.channel_busy_ns
+    /// Time channel `channel` has been busy.
+    pub fn channel_busy_ns(&self, channel: u32) -> u64 {
+        self.channels[channel as usize].transfers * self.transfer_ns
     }
 
     /// Total LUN time, all work and GC work.
     pub fn lun_busy_totals(&self) -> (u64, u64) {
-        (
-            self.lun_busy_ns.iter().sum(),
-            self.lun_gc_busy_ns.iter().sum(),
-        )
+        self.luns
+            .iter()
+            .fold((0, 0), |(b, g), l| (b + l.busy_ns, g + l.gc_busy_ns))
     }
 
     /// Runs `ops` (one request's flash work, in the FTL's order) on the
@@ -137,9 +170,9 @@ impl Engine {
         for &op in ops {
             let end = match op {
                 FlashOp::Read { ppn, gc } => {
-                    let lun = self.lun_of_page(ppn);
+                    let lun = self.lun_of.rem(ppn) as usize;
                     let sensed = self.occupy_lun(lun, ready_at, self.read_ns, gc);
-                    let end = self.occupy_channel(self.channel_of_lun(lun), sensed);
+                    let end = self.occupy_channel(self.luns[lun].channel, sensed);
                     if gc {
                         self.gc_read_done.push(end);
                     }
@@ -148,14 +181,15 @@ impl Engine {
                 FlashOp::Program { ppn, gc } => {
                     // A GC copy's data is ready once its read has reached the
                     // controller; reads and programs of one reclaim pair up in order.
-                    let data_at = if gc && gc_next < self.gc_read_done.len() {
-                        gc_next += 1;
-                        self.gc_read_done[gc_next - 1].max(ready_at)
-                    } else {
-                        ready_at
+                    let data_at = match self.gc_read_done.get(gc_next) {
+                        Some(&read_at) if gc => {
+                            gc_next += 1;
+                            read_at.max(ready_at)
+                        }
+                        _ => ready_at,
                     };
-                    let lun = self.lun_of_page(ppn);
-                    let moved = self.occupy_channel(self.channel_of_lun(lun), data_at);
+                    let lun = self.lun_of.rem(ppn) as usize;
+                    let moved = self.occupy_channel(self.luns[lun].channel, data_at);
                     self.occupy_lun(lun, moved, self.program_ns, gc)
                 }
                 FlashOp::Erase { block } => self.erase(block, ready_at),
@@ -165,39 +199,36 @@ impl Engine {
         done_at
     }
 
-    #[inline]
-    fn occupy_lun(&mut self, lun: u32, ready_at: u64, duration_ns: u64, gc: bool) -> u64 {
-        let l = lun as usize;
-        let start = self.lun_free_at[l].max(ready_at);
-        let end = start + duration_ns;
-        self.lun_free_at[l] = end;
-        self.lun_busy_ns[l] += duration_ns;
-        if gc {
-            self.lun_gc_busy_ns[l] += duration_ns;
-        }
+    #[inline(always)]
+    fn occupy_lun(&mut self, lun: usize, ready_at: u64, duration_ns: u64, gc: bool) -> u64 {
+        let l = &mut self.luns[lun];
+        let end = l.free_at.max(ready_at) + duration_ns;
+        l.free_at = end;
+        l.busy_ns += duration_ns;
+        l.gc_busy_ns += if gc { duration_ns } else { 0 };
         end
     }
 
-    #[inline]
+    #[inline(always)]
     fn occupy_channel(&mut self, channel: u32, ready_at: u64) -> u64 {
-        let c = channel as usize;
-        let start = self.channel_free_at[c].max(ready_at);
-        let end = start + self.transfer_ns;
-        self.channel_free_at[c] = end;
-        self.channel_busy_ns[c] += self.transfer_ns;
+        let c = &mut self.channels[channel as usize];
+        let end = c.free_at.max(ready_at) + self.transfer_ns;
+        c.free_at = end;
+        c.transfers += 1;
         end
     }
 
     /// Erases `block`'s slice on each LUN it spans, in parallel. Erases are
     /// always GC (or wear-leveling) work.
     fn erase(&mut self, block: u32, ready_at: u64) -> u64 {
+        let luns = self.luns();
         let first = u64::from(block) * u64::from(self.pages_per_block);
-        let first_lun = (first % u64::from(self.luns)) as u32;
-        let spanned = self.pages_per_block.min(self.luns);
+        let first_lun = (first % u64::from(luns)) as u32;
+        let spanned = self.pages_per_block.min(luns);
         let mut end = ready_at;
         for i in 0..spanned {
-            let lun = (first_lun + i) % self.luns;
-            end = end.max(self.occupy_lun(lun, ready_at, self.erase_ns, true));
+            let lun = (first_lun + i) % luns;
+            end = end.max(self.occupy_lun(lun as usize, ready_at, self.erase_ns, true));
         }
         end
     }
@@ -219,6 +250,16 @@ mod tests {
             overhead_ns: 0,
             queue_depth: 1,
             mode: TimingMode::Closed,
+        }
+    }
+
+    #[test]
+    fn fast_remainder_is_exact() {
+        for d in [1u32, 2, 3, 7, 32, 48, 1000, 65_536, u32::MAX] {
+            let f = FastMod::new(d);
+            for a in (0..5000u32).chain([u32::MAX, u32::MAX - 1, 1 << 31, 123_456_789]) {
+                assert_eq!(f.rem(a), a % d, "{a} mod {d}");
+            }
         }
     }
 
@@ -275,6 +316,9 @@ mod tests {
         let (busy, gc) = e.lun_busy_totals();
         assert_eq!(busy, gc);
         assert_eq!(busy, 4 * p.erase_ns + p.read_ns + p.program_ns);
-        assert_eq!(e.lun_busy_ns()[1], p.erase_ns + p.program_ns);
+        assert_eq!(
+            e.lun_busy_ns(1),
+            (p.erase_ns + p.program_ns, p.erase_ns + p.program_ns)
+        );
     }
 }

@@ -236,15 +236,20 @@ impl TimingStats {
         };
         let (busy, gc) = engine.lun_busy_totals();
         let luns: Vec<LunRow> = (0..engine.luns())
-            .map(|lun| LunRow {
-                lun,
-                channel: engine.channel_of_lun(lun),
-                busy_fraction: fraction(engine.lun_busy_ns()[lun as usize]),
-                gc_busy_fraction: fraction(engine.lun_gc_busy_ns()[lun as usize]),
+            .map(|lun| {
+                let (busy, gc) = engine.lun_busy_ns(lun);
+                LunRow {
+                    lun,
+                    channel: engine.channel_of_lun(lun),
+                    busy_fraction: fraction(busy),
+                    gc_busy_fraction: fraction(gc),
+                }
             })
             .collect();
         let lun_busy = luns.iter().map(|l| l.busy_fraction);
-        let channel_busy: u64 = engine.channel_busy_ns().iter().sum();
+        let channel_busy: u64 = (0..engine.channels())
+            .map(|c| engine.channel_busy_ns(c))
+            .sum();
         let requests: u64 = self.requests.iter().sum();
         TimingSummary {
             requests,
