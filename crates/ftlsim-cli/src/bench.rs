@@ -4,6 +4,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use ftlsim::config::{Amount, Config, WorkloadType};
+use ftlsim::timing::TimingConfig;
 use ftlsim::{RunOptions, Simulation};
 use serde::Serialize;
 
@@ -27,6 +28,66 @@ pub struct BenchReport {
     pub peak_rss_bytes: Option<u64>,
     pub bytes_per_physical_page: f64,
     pub cases: Vec<BenchCase>,
+    /// Timing on: requests simulated per second, closed loop QD 32, random
+    /// 4 KiB writes in steady state (the first timed case, Sf 0.28).
+    pub timed_requests_per_sec: f64,
+    pub timed_cases: Vec<TimedBenchCase>,
+}
+
+/// A bench case with the timing model on.
+#[derive(Debug, Clone, Serialize)]
+pub struct TimedBenchCase {
+    pub name: String,
+    pub blocks: u32,
+    pub pages_per_block: u32,
+    pub spare_factor: f64,
+    pub queue_depth: u32,
+    /// Requests simulated per wall-clock second, median over the timed segments.
+    pub requests_per_sec: f64,
+    pub segments_requests_per_sec: Vec<f64>,
+    pub waf: f64,
+    /// What the simulated device did in the last segment.
+    pub simulated_iops: f64,
+    pub write_latency_us_p99: f64,
+}
+
+/// Random 4 KiB writes through the timing model, closed loop at `queue_depth`,
+/// after the same untimed fill and warm-up as the plain cases.
+fn timed_case(
+    blocks: u32,
+    spare_factor: f64,
+    queue_depth: u32,
+    segments: usize,
+) -> Result<TimedBenchCase> {
+    let mut cfg = device(blocks, 256, spare_factor);
+    cfg.timing = Some(TimingConfig {
+        queue_depth,
+        ..TimingConfig::default()
+    });
+    let mut sim = Simulation::new(&cfg, &RunOptions::default())?;
+    sim.precondition(&mut |_| {})?;
+    sim.warm_up(&mut |_| {})?;
+    let mut rates = Vec::with_capacity(segments);
+    for _ in 0..segments.max(1) {
+        let start = Instant::now();
+        sim.measure(&mut |_| {})?;
+        rates.push(sim.measured_units() as f64 / start.elapsed().as_secs_f64());
+    }
+    let report = sim.finish()?;
+    Ok(TimedBenchCase {
+        name: format!(
+            "timed QD {queue_depth} uniform {blocks} blocks x 256 pages, Sf {spare_factor}"
+        ),
+        blocks,
+        pages_per_block: 256,
+        spare_factor,
+        queue_depth,
+        requests_per_sec: median(&rates),
+        segments_requests_per_sec: rates,
+        waf: report.waf,
+        simulated_iops: report.iops.unwrap_or(0.0),
+        write_latency_us_p99: report.write_latency_us_p99.unwrap_or(0.0),
+    })
 }
 
 /// Peak resident set size of this process (Linux VmHWM), if it can be read.
@@ -89,7 +150,16 @@ pub fn run_bench(
             state_bytes_per_physical_page: bytes,
         });
     }
+    let mut timed_cases = Vec::new();
+    for sf in [0.28, 0.07] {
+        progress(&format!(
+            "timed QD 32 uniform {blocks} blocks x 256 pages, Sf {sf}"
+        ));
+        timed_cases.push(timed_case(blocks, sf, 32, segments)?);
+    }
     Ok(BenchReport {
+        timed_requests_per_sec: timed_cases[0].requests_per_sec,
+        timed_cases,
         host_writes_per_sec: cases[0].host_writes_per_sec,
         peak_rss_bytes: peak_rss_bytes(),
         bytes_per_physical_page: cases[0].state_bytes_per_physical_page,
@@ -107,6 +177,17 @@ pub fn render(r: &BenchReport) -> String {
             c.segments_writes_per_sec.len(),
             c.waf,
             c.state_bytes_per_physical_page
+        );
+    }
+    for c in &r.timed_cases {
+        s += &format!(
+            "{:<52} {:>6.2} M requests/s (median of {}), WAF {:.3}, simulated {:.0} IOPS, write p99 {:.0} us\n",
+            c.name,
+            c.requests_per_sec / 1e6,
+            c.segments_requests_per_sec.len(),
+            c.waf,
+            c.simulated_iops,
+            c.write_latency_us_p99
         );
     }
     if let Some(rss) = r.peak_rss_bytes {

@@ -3,6 +3,7 @@
 mod bench;
 mod load;
 mod output;
+mod timing_output;
 mod validate;
 
 use std::io::IsTerminal;

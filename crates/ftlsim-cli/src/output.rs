@@ -122,13 +122,15 @@ pub fn summary_table(cfg: &Config, r: &Report) -> String {
             format!("{:.2} B", r.state_bytes_per_physical_page),
         ),
     ];
-    for (k, v) in rows {
+    let timing = crate::timing_output::timing_rows(cfg, r);
+    for (k, v) in rows.into_iter().chain(timing) {
         let _ = writeln!(s, "  {k:<28} {v}");
     }
     s
 }
 
-/// Writes summary.json, summary.csv, timeseries.csv and waf.svg into `dir`.
+/// Writes summary.json, summary.csv, timeseries.csv and waf.svg into `dir`
+/// (and latency.csv, luns.csv, latency.svg for a timed run).
 pub fn write_outputs(dir: &Path, report: &Report) -> Result<()> {
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create output directory {}", dir.display()))?;
@@ -147,6 +149,7 @@ pub fn write_outputs(dir: &Path, report: &Report) -> Result<()> {
         w.serialize(row)?;
     }
     w.flush()?;
+    crate::timing_output::write_timing_outputs(dir, report)?;
     plot_waf(&dir.join("waf.svg"), &report.series, report.logical_pages)
 }
 

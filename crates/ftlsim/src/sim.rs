@@ -6,6 +6,7 @@ use crate::config::{Config, Precondition, DEFAULT_WRITES};
 use crate::error::SimError;
 use crate::ftl::{Ssd, SsdOptions};
 use crate::metrics::{Counters, LogHistogram, Phase, SeriesRow};
+use crate::timing::{ArrivalSource, LatencyRow, LunRow, RequestKind, Timer, TimingSummary};
 use crate::workload::{Generator, Op, WorkItem};
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -66,8 +67,38 @@ pub struct Report {
     pub precondition_pages: u64,
     pub warmup_pages: u64,
     pub state_bytes_per_physical_page: f64,
+    /// Timing model results, null without a `[timing]` section: requests of
+    /// every kind and host bytes moved per simulated second, and simulated
+    /// time from the window's start to its last completion.
+    pub iops: Option<f64>,
+    pub bandwidth_bytes_per_sec: Option<f64>,
+    pub sim_time_ns: Option<u64>,
+    /// Request latency in µs: completion − issue (closed loop) or − arrival
+    /// (open loop); null when no request of the kind ran.
+    pub read_latency_us_mean: Option<f64>,
+    pub read_latency_us_p50: Option<f64>,
+    pub read_latency_us_p99: Option<f64>,
+    pub read_latency_us_p999: Option<f64>,
+    pub read_latency_us_max: Option<f64>,
+    pub write_latency_us_mean: Option<f64>,
+    pub write_latency_us_p50: Option<f64>,
+    pub write_latency_us_p99: Option<f64>,
+    pub write_latency_us_p999: Option<f64>,
+    pub write_latency_us_max: Option<f64>,
+    /// LUN time on GC work (copies, erases, wear leveling) / all LUN busy time.
+    pub gc_time_share: Option<f64>,
+    /// Busy time / simulated time: mean and max over LUNs, mean over channels.
+    pub lun_busy_mean: Option<f64>,
+    pub lun_busy_max: Option<f64>,
+    pub channel_busy_mean: Option<f64>,
     #[serde(skip)]
     pub series: Vec<SeriesRow>,
+    /// Latency over time (timing on): one row per `timing.series_window` requests.
+    #[serde(skip)]
+    pub latency_series: Vec<LatencyRow>,
+    /// Busy fraction of every LUN (timing on).
+    #[serde(skip)]
+    pub lun_busy: Vec<LunRow>,
 }
 
 /// Samples the WAF-over-time series every `window` host page writes.
@@ -126,6 +157,8 @@ pub struct Simulation {
     lookahead: [u64; LOOKAHEAD],
     lookahead_pos: usize,
     lookahead_primed: bool,
+    /// The timing model, when the config has a `[timing]` section.
+    timer: Option<Timer>,
 }
 
 /// Write requests generated ahead of use (see `Simulation::next_write`).
@@ -160,6 +193,10 @@ impl Simulation {
             + match measured {
                 Measured::Requests(r) | Measured::Pages(r) => r,
             };
+        let timer = match cfg.timing {
+            Some(_) => Some(Timer::new(cfg, ArrivalSource::Synthetic)?),
+            None => None,
+        };
         Ok(Self {
             cfg: cfg.clone(),
             ssd,
@@ -181,6 +218,7 @@ impl Simulation {
             lookahead: [0; LOOKAHEAD],
             lookahead_pos: 0,
             lookahead_primed: false,
+            timer,
         })
     }
 
@@ -231,6 +269,9 @@ impl Simulation {
             *h = LogHistogram::default();
         }
         let measured = self.measured;
+        if self.timer.is_some() {
+            return self.phase(|s| s.run_timed(measured, progress));
+        }
         self.phase(|s| match measured {
             Measured::Pages(p) => s.write_pages(p, Phase::Measure, false, progress),
             Measured::Requests(r) => s.run_requests(r, progress),
@@ -326,6 +367,78 @@ impl Simulation {
         Ok(())
     }
 
+    /// The measured window through the timing model: the same requests as
+    /// the untimed run (so the same WAF), each placed in simulated time.
+    fn run_timed(
+        &mut self,
+        measured: Measured,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(), SimError> {
+        let mut timer = self.timer.take().expect("run_timed needs a timer");
+        let result = self.run_timed_with(&mut timer, measured, progress);
+        self.timer = Some(timer);
+        result
+    }
+
+    fn run_timed_with(
+        &mut self,
+        timer: &mut Timer,
+        measured: Measured,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(), SimError> {
+        let request_pages = u64::from(self.generator.request_pages());
+        let requests = match measured {
+            Measured::Pages(p) => p.div_ceil(request_pages),
+            Measured::Requests(r) => r,
+        };
+        // Latency samples: 100 over the window.
+        timer.reset((requests / 100).max(1));
+        timer.attach(&mut self.ssd);
+        let progress_every = (requests / 100).max(1);
+        let mut written = 0u64;
+        for i in 0..requests {
+            let (kind, lpn, pages) = match measured {
+                Measured::Pages(p) => {
+                    let start = self.next_write();
+                    let n = request_pages.min(p - written);
+                    written += n;
+                    (RequestKind::Write, start, n as u32)
+                }
+                Measured::Requests(_) => {
+                    let WorkItem { op, lpn, pages } = self.generator.next_request();
+                    (RequestKind::from(op), lpn, pages)
+                }
+            };
+            timer.submit(&mut self.ssd, kind, pages, None, |ssd| {
+                for p in lpn..lpn + u64::from(pages) {
+                    match kind {
+                        RequestKind::Write => ssd.write_page(p, 0, 0)?,
+                        RequestKind::Read => {
+                            ssd.read_page(p)?;
+                        }
+                        RequestKind::Trim => ssd.trim_page(p)?,
+                        RequestKind::Flush => ssd.flush(),
+                    }
+                }
+                Ok(())
+            })?;
+            if self.recorder.due(&self.ssd) {
+                self.recorder.sample(&self.ssd, Phase::Measure)?;
+            }
+            if i % progress_every == 0 {
+                // Progress counts pages for a write budget, requests for a mix.
+                let unit = if matches!(measured, Measured::Pages(_)) {
+                    request_pages
+                } else {
+                    1
+                };
+                self.done += progress_every * unit;
+                self.report_progress(Phase::Measure, progress);
+            }
+        }
+        Ok(())
+    }
+
     /// The report of the measured window.
     pub fn finish(mut self) -> Result<Report, SimError> {
         let start = self.recorder.measure_start.unwrap_or_default();
@@ -343,6 +456,13 @@ impl Simulation {
         let pe_budget = u64::from(cfg.device.pe_cycle_limit) * u64::from(cfg.device.blocks);
         let lifetime_pages = (pe_budget > 0 && m.erase_count > 0)
             .then(|| m.host_write_pages as f64 * pe_budget as f64 / m.erase_count as f64);
+        let timing = self
+            .timer
+            .as_mut()
+            .map(Timer::summary)
+            .filter(|t| t.requests > 0);
+        let read = timing.as_ref().and_then(TimingSummary::read_us);
+        let write = timing.as_ref().and_then(TimingSummary::write_us);
         Ok(Report {
             seed: cfg.workload.seed,
             host_write_pages: m.host_write_pages,
@@ -377,7 +497,26 @@ impl Simulation {
             precondition_pages: self.precondition_pages,
             warmup_pages: self.warmup_pages,
             state_bytes_per_physical_page: ssd.state_bytes_per_physical_page(),
+            iops: timing.as_ref().map(|t| t.iops),
+            bandwidth_bytes_per_sec: timing.as_ref().map(|t| t.bandwidth_bytes_per_sec),
+            sim_time_ns: timing.as_ref().map(|t| t.sim_time_ns),
+            read_latency_us_mean: read.map(|l| l.mean),
+            read_latency_us_p50: read.map(|l| l.p50),
+            read_latency_us_p99: read.map(|l| l.p99),
+            read_latency_us_p999: read.map(|l| l.p999),
+            read_latency_us_max: read.map(|l| l.max),
+            write_latency_us_mean: write.map(|l| l.mean),
+            write_latency_us_p50: write.map(|l| l.p50),
+            write_latency_us_p99: write.map(|l| l.p99),
+            write_latency_us_p999: write.map(|l| l.p999),
+            write_latency_us_max: write.map(|l| l.max),
+            gc_time_share: timing.as_ref().map(|t| t.gc_time_share),
+            lun_busy_mean: timing.as_ref().map(|t| t.lun_busy_mean),
+            lun_busy_max: timing.as_ref().map(|t| t.lun_busy_max),
+            channel_busy_mean: timing.as_ref().map(|t| t.channel_busy_mean),
             series: std::mem::take(&mut self.recorder.rows),
+            latency_series: timing.as_ref().map_or_else(Vec::new, |t| t.series.clone()),
+            lun_busy: timing.map_or_else(Vec::new, |t| t.luns),
         })
     }
 }

@@ -1,0 +1,181 @@
+//! Presenting the timing model's results: summary rows, latency.csv,
+//! luns.csv and latency.svg (latency over simulated time).
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use ftlsim::timing::{LatencyRow, TimingMode};
+use ftlsim::{Config, Report};
+use plotters::prelude::*;
+
+fn latency(
+    mean: Option<f64>,
+    p50: Option<f64>,
+    p99: Option<f64>,
+    p999: Option<f64>,
+    max: Option<f64>,
+) -> String {
+    match (mean, p50, p99, p999, max) {
+        (Some(mean), Some(p50), Some(p99), Some(p999), Some(max)) => {
+            format!("mean {mean:.1} p50 {p50:.1} p99 {p99:.1} p99.9 {p999:.1} max {max:.1}")
+        }
+        _ => "-".to_string(),
+    }
+}
+
+/// Summary-table rows for a timed run; none when timing was off.
+pub fn timing_rows(cfg: &Config, r: &Report) -> Vec<(&'static str, String)> {
+    let (Some(t), Some(iops), Some(sim_ns)) = (&cfg.timing, r.iops, r.sim_time_ns) else {
+        return Vec::new();
+    };
+    let p = t.params(&cfg.device);
+    let mode = match t.mode {
+        TimingMode::Closed => format!("closed loop, QD {}", t.queue_depth),
+        TimingMode::Open => format!("open loop, device queue {}", t.queue_depth),
+    };
+    // A block is striped over every LUN: each holds pages_per_block / LUNs of it.
+    let slice_pages = cfg.device.pages_per_block / p.luns().max(1);
+    let note = (slice_pages < 64).then(|| {
+        (
+            "note",
+            format!(
+                "each LUN holds {slice_pages} pages of a block, so erases weigh heavily; \
+                 set device.pages_per_block = LUNs x pages per physical block (README: timing model)"
+            ),
+        )
+    });
+    let pct = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |v| format!("{:.1} %", v * 100.0));
+    vec![
+        (
+            "timing model",
+            format!(
+                "{} channels x {} LUNs, tR {} us, tPROG {} us, tBERS {} us, transfer {} us/page, {mode}",
+                p.channels,
+                p.luns_per_channel,
+                t.read_latency_us,
+                t.program_latency_us,
+                t.erase_latency_us,
+                t.transfer_us_per_page
+            ),
+        ),
+        ("simulated time", format!("{:.6} s", sim_ns as f64 / 1e9)),
+        (
+            "IOPS",
+            format!(
+                "{iops:.0} ({:.1} MiB/s)",
+                r.bandwidth_bytes_per_sec.unwrap_or(0.0) / (1024.0 * 1024.0)
+            ),
+        ),
+        (
+            "read latency (us)",
+            latency(
+                r.read_latency_us_mean,
+                r.read_latency_us_p50,
+                r.read_latency_us_p99,
+                r.read_latency_us_p999,
+                r.read_latency_us_max,
+            ),
+        ),
+        (
+            "write latency (us)",
+            latency(
+                r.write_latency_us_mean,
+                r.write_latency_us_p50,
+                r.write_latency_us_p99,
+                r.write_latency_us_p999,
+                r.write_latency_us_max,
+            ),
+        ),
+        ("GC share of LUN time", pct(r.gc_time_share)),
+        (
+            "LUN busy",
+            format!(
+                "mean {} max {}; channels mean {}",
+                pct(r.lun_busy_mean),
+                pct(r.lun_busy_max),
+                pct(r.channel_busy_mean)
+            ),
+        ),
+    ]
+    .into_iter()
+    .chain(note)
+    .collect()
+}
+
+/// Writes latency.csv, luns.csv and latency.svg when the run was timed.
+pub fn write_timing_outputs(dir: &Path, report: &Report) -> Result<()> {
+    if report.latency_series.is_empty() {
+        return Ok(());
+    }
+    let path = dir.join("latency.csv");
+    let mut w = csv::Writer::from_path(&path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    for row in &report.latency_series {
+        w.serialize(row)?;
+    }
+    w.flush()?;
+    let path = dir.join("luns.csv");
+    let mut w = csv::Writer::from_path(&path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    for row in &report.lun_busy {
+        w.serialize(row)?;
+    }
+    w.flush()?;
+    plot_latency(&dir.join("latency.svg"), &report.latency_series)
+}
+
+/// Picks one latency column of a series row.
+type Pick = fn(&LatencyRow) -> Option<f64>;
+
+/// Mean and p99 latency of reads and writes per window against simulated time.
+pub fn plot_latency(path: &Path, series: &[LatencyRow]) -> Result<()> {
+    let x = |r: &LatencyRow| r.time_ns as f64 / 1e6;
+    let x_max = series.last().map_or(1.0, x).max(1e-9);
+    let lines: [(&str, RGBColor, Pick); 4] = [
+        ("write p99", RED, |r| r.write_latency_us_p99),
+        ("write mean", MAGENTA, |r| r.write_latency_us_mean),
+        ("read p99", BLUE, |r| r.read_latency_us_p99),
+        ("read mean", CYAN, |r| r.read_latency_us_mean),
+    ];
+    let y_max = series
+        .iter()
+        .flat_map(|r| lines.iter().filter_map(move |(_, _, f)| f(r)))
+        .fold(1.0f64, f64::max)
+        * 1.1;
+    let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
+    root.fill(&WHITE)
+        .map_err(|e| anyhow::anyhow!("plot {}: {e}", path.display()))?;
+    let draw = || -> Result<(), Box<dyn std::error::Error + '_>> {
+        let mut chart = ChartBuilder::on(&root)
+            .caption("Latency over time", ("sans-serif", 22))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.0..x_max, 0.0..y_max)?;
+        chart
+            .configure_mesh()
+            .x_desc("simulated time (ms)")
+            .y_desc("latency (us)")
+            .draw()?;
+        for (label, color, f) in lines {
+            if series.iter().all(|r| f(r).is_none()) {
+                continue;
+            }
+            chart
+                .draw_series(LineSeries::new(
+                    series.iter().filter_map(|r| f(r).map(|y| (x(r), y))),
+                    &color,
+                ))?
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()?;
+        root.present()?;
+        Ok(())
+    };
+    draw().map_err(|e| anyhow::anyhow!("plot {}: {e}", path.display()))
+}

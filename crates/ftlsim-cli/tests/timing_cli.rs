@@ -1,0 +1,150 @@
+//! The timing model through the binary: the config contract (`timing.*` in
+//! files and with `--set`), the JSON keys, the table rows, the output files.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn ftlsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ftlsim"))
+        .args(args)
+        .output()
+        .expect("ftlsim runs")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ftlsim-timing-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const SMALL: &[&str] = &[
+    "--set",
+    "device.blocks=128",
+    "--set",
+    "device.pages_per_block=256",
+    "--set",
+    "workload.warmup=1x",
+];
+
+fn run(extra: &[&str]) -> Output {
+    let mut args = vec!["run"];
+    args.extend_from_slice(SMALL);
+    args.extend_from_slice(extra);
+    ftlsim(&args)
+}
+
+fn run_json(extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["--json"];
+    args.extend_from_slice(extra);
+    let out = run(&args);
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+const KEYS: [&str; 5] = [
+    "iops",
+    "read_latency_us_p99",
+    "write_latency_us_p99",
+    "write_latency_us_mean",
+    "sim_time_ns",
+];
+
+#[test]
+fn every_contract_key_works_with_set() {
+    let v = run_json(&[
+        "--set",
+        "timing.channels=4",
+        "--set",
+        "timing.luns_per_channel=2",
+        "--set",
+        "timing.read_latency_us=50",
+        "--set",
+        "timing.program_latency_us=300",
+        "--set",
+        "timing.erase_latency_us=3000",
+        "--set",
+        "timing.transfer_us_per_page=5",
+        "--set",
+        "timing.queue_depth=8",
+        "--set",
+        "timing.mode=closed",
+        "--set",
+        "workload.read_fraction=0.5",
+        "--set",
+        "workload.requests=50000",
+    ]);
+    for key in KEYS {
+        assert!(
+            v[key].as_f64().is_some_and(|x| x > 0.0),
+            "{key} = {}",
+            v[key]
+        );
+    }
+    // The slowest write is at least one transfer and one program.
+    assert!(v["write_latency_us_max"].as_f64().unwrap() >= 305.0);
+}
+
+#[test]
+fn timing_keys_are_null_without_a_timing_section() {
+    let v = run_json(&[]);
+    for key in KEYS {
+        assert!(v[key].is_null(), "{key} = {}", v[key]);
+    }
+}
+
+#[test]
+fn open_loop_from_a_file_with_table_and_outputs() {
+    let dir = temp_dir("open");
+    let config = dir.join("open.toml");
+    std::fs::write(
+        &config,
+        "[timing]\nmode = \"open\"\narrival_rate_iops = 20000.0\nqueue_depth = 64\nseries_window = 1000\n",
+    )
+    .unwrap();
+    let out_dir = dir.join("out");
+    let out = run(&[config.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8(out.stdout).unwrap();
+    for row in [
+        "timing model",
+        "open loop",
+        "IOPS",
+        "write latency (us)",
+        "GC share of LUN time",
+        "LUN busy",
+    ] {
+        assert!(table.contains(row), "missing {row}:\n{table}");
+    }
+    let latency = std::fs::read_to_string(out_dir.join("latency.csv")).unwrap();
+    assert!(latency.starts_with("requests,time_ns,iops,"), "{latency}");
+    assert!(latency.lines().count() > 10);
+    let luns = std::fs::read_to_string(out_dir.join("luns.csv")).unwrap();
+    assert_eq!(luns.lines().count(), 1 + 32, "a header and one row per LUN");
+    assert!(out_dir.join("latency.svg").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_timing_values_name_the_key() {
+    for (set, key) in [
+        ("timing.queue_depth=0", "timing.queue_depth"),
+        ("timing.read_latency_us=-40", "timing.read_latency_us"),
+        ("timing.mode=sideways", "timing.mode"),
+        ("timing.channel=4", "channel"),
+        ("timing.mode=open", "timing.arrival_rate_iops"),
+    ] {
+        let out = run(&["--set", set]);
+        assert_eq!(out.status.code(), Some(2), "{set}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(key), "{set}: {err}");
+    }
+}

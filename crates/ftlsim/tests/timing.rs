@@ -1,0 +1,305 @@
+//! The timing model's laws, each checked against numbers derived from the
+//! configured times: QD 1 read latency, saturated read IOPS, sequential write
+//! throughput, GC in the write tail; plus determinism and bad config.
+
+use ftlsim::config::{Amount, Config, Precondition, WorkloadType};
+use ftlsim::timing::{TimingConfig, TimingMode, TimingParams};
+use ftlsim::{run, Report, RunOptions, SimError, Simulation};
+
+/// 1024 blocks x 256 pages (1 GiB) on the default 8 channels x 4 LUNs.
+fn device() -> Config {
+    let mut c = Config::default();
+    c.device.blocks = 1024;
+    c.device.pages_per_block = 256;
+    c.device.spare_factor = 0.1;
+    c.device.pe_cycle_limit = 0;
+    c.metrics.survival = false;
+    c.timing = Some(TimingConfig::default());
+    c
+}
+
+fn timing(c: &mut Config) -> &mut TimingConfig {
+    c.timing.as_mut().unwrap()
+}
+
+/// Random single-page reads of a filled device, no warm-up.
+fn random_reads(requests: u64, queue_depth: u32) -> Config {
+    let mut c = device();
+    c.workload.kind = WorkloadType::Uniform;
+    c.workload.read_fraction = 1.0;
+    c.workload.requests = Some(requests);
+    c.workload.warmup = Amount::Pages(0).into();
+    timing(&mut c).queue_depth = queue_depth;
+    c
+}
+
+fn params(c: &Config) -> TimingParams {
+    c.timing.as_ref().unwrap().params(&c.device)
+}
+
+fn go(c: &Config) -> Report {
+    run(c, &RunOptions::default(), &mut |_| {}).unwrap()
+}
+
+fn within(got: f64, want: f64, tolerance: f64) -> bool {
+    (got - want).abs() <= tolerance * want
+}
+
+#[test]
+fn qd1_read_on_an_idle_drive_takes_read_plus_one_transfer() {
+    for (read_us, transfer_us, overhead_us) in
+        [(40.0, 10.0, 0.0), (55.5, 3.25, 0.0), (40.0, 10.0, 4.0)]
+    {
+        let mut c = random_reads(5_000, 1);
+        let t = timing(&mut c);
+        t.read_latency_us = read_us;
+        t.transfer_us_per_page = transfer_us;
+        t.controller_overhead_us = overhead_us;
+        let r = go(&c);
+        let want_us = read_us + transfer_us + overhead_us;
+        let mean = r.read_latency_us_mean.unwrap();
+        assert!(
+            (mean - want_us).abs() < 1e-9,
+            "mean {mean} us, want {want_us} us"
+        );
+        assert!((r.read_latency_us_max.unwrap() - want_us).abs() < 1e-9);
+        assert!(
+            within(r.iops.unwrap(), 1e6 / want_us, 1e-9),
+            "QD 1 IOPS {}",
+            r.iops.unwrap()
+        );
+        assert_eq!(r.write_latency_us_mean, None, "no writes ran");
+        assert_eq!(r.gc_time_share, Some(0.0));
+    }
+}
+
+#[test]
+fn qd1_write_without_gc_takes_one_transfer_plus_program() {
+    let mut c = device();
+    c.workload.kind = WorkloadType::Uniform;
+    c.workload.precondition = Precondition::None;
+    c.workload.warmup = Amount::Pages(0).into();
+    c.workload.writes = Some(Amount::Capacity(0.2));
+    timing(&mut c).queue_depth = 1;
+    let r = go(&c);
+    assert_eq!(r.gc_count, 0);
+    let t = c.timing.as_ref().unwrap();
+    let want_us = t.transfer_us_per_page + t.program_latency_us;
+    assert!((r.write_latency_us_mean.unwrap() - want_us).abs() < 1e-9);
+}
+
+/// Deep enough that the queues in front of the LUNs never run dry: with N
+/// requests spread at random over L LUNs, a closed network keeps each LUN
+/// busy about N / (N + L - 1) of the time, over 99 % here.
+const DEEP_QUEUE: u32 = 4096;
+
+#[test]
+fn saturated_random_reads_reach_the_busier_resources_bound() {
+    // (transfer time, which resource binds) on 8 channels x 4 LUNs, tR 40 us:
+    // LUNs bound 32 / 40 us = 800 K IOPS; channels bound 8 / transfer time.
+    for (transfer_us, luns_per_channel, channels) in
+        [(5.0, 4, 8), (20.0, 4, 8), (2.0, 2, 4), (12.0, 8, 2)]
+    {
+        // Random reads load the LUNs unevenly, and the run lasts until the
+        // busiest LUN is done: over n reads that costs about 2 sqrt(n / LUNs)
+        // reads of the busiest LUN, 0.7 % at 3 M reads on 32 LUNs.
+        let mut c = random_reads(3_000_000, DEEP_QUEUE);
+        let t = timing(&mut c);
+        t.transfer_us_per_page = transfer_us;
+        t.luns_per_channel = Some(luns_per_channel);
+        t.channels = Some(channels);
+        let params = params(&c);
+        let bound = params
+            .lun_read_bound_iops()
+            .min(params.channel_bound_iops());
+        let r = go(&c);
+        let iops = r.iops.unwrap();
+        assert!(
+            within(iops, bound, 0.02),
+            "transfer {transfer_us} us, {channels} x {luns_per_channel}: IOPS {iops:.0}, bound {bound:.0} \
+             (LUNs {:.0}, channels {:.0})",
+            params.lun_read_bound_iops(),
+            params.channel_bound_iops()
+        );
+        assert!(
+            iops <= bound * (1.0 + 1e-9),
+            "IOPS {iops} above the bound {bound}"
+        );
+    }
+}
+
+#[test]
+fn sequential_writes_reach_luns_over_program_time() {
+    // An empty device: no GC, so only host programs occupy the LUNs.
+    for (program_us, queue_depth) in [(200.0, 64), (600.0, 256)] {
+        let mut c = device();
+        c.workload.kind = WorkloadType::Sequential;
+        c.workload.precondition = Precondition::None;
+        c.workload.warmup = Amount::Pages(0).into();
+        c.workload.writes = Some(Amount::Capacity(0.5));
+        let t = timing(&mut c);
+        t.program_latency_us = program_us;
+        t.queue_depth = queue_depth;
+        let params = params(&c);
+        assert!(
+            params.channel_bound_iops() > 2.0 * params.lun_program_bound_iops(),
+            "programs must dominate"
+        );
+        let r = go(&c);
+        assert_eq!(r.gc_count, 0);
+        let pages_per_sec = r.host_write_pages as f64 * 1e9 / r.sim_time_ns.unwrap() as f64;
+        let bound = params.lun_program_bound_iops();
+        assert!(
+            within(pages_per_sec, bound, 0.02),
+            "{pages_per_sec:.0} pages/s, LUNs / tPROG = {bound:.0}"
+        );
+        assert!(
+            r.lun_busy_mean.unwrap() > 0.98,
+            "LUNs busy {}",
+            r.lun_busy_mean.unwrap()
+        );
+    }
+    // One page at a time on one LUN's worth of parallelism: QD 1 gets 1 / (transfer + program).
+    let mut c = device();
+    c.workload.kind = WorkloadType::Sequential;
+    c.workload.precondition = Precondition::None;
+    c.workload.warmup = Amount::Pages(0).into();
+    c.workload.writes = Some(Amount::Pages(10_000));
+    timing(&mut c).queue_depth = 1;
+    let r = go(&c);
+    assert!(within(r.iops.unwrap(), 1e6 / 210.0, 1e-9));
+}
+
+fn random_writes(spare_factor: f64) -> Config {
+    let mut c = device();
+    c.device.spare_factor = spare_factor;
+    c.workload.kind = WorkloadType::Uniform;
+    c.workload.warmup = Amount::Capacity(2.0).into();
+    c.workload.writes = Some(Amount::Capacity(1.0));
+    timing(&mut c).queue_depth = 32;
+    c
+}
+
+#[test]
+fn write_tail_latency_rises_with_waf() {
+    let mut last: Option<Report> = None;
+    for sf in [0.4, 0.2, 0.07] {
+        let r = go(&random_writes(sf));
+        let p99 = r.write_latency_us_p99.unwrap();
+        let t = TimingConfig::default();
+        // GC adds work to every write: even the median waits beyond one program.
+        assert!(r.write_latency_us_mean.unwrap() > t.program_latency_us + t.transfer_us_per_page);
+        assert!(r.gc_time_share.unwrap() > 0.0);
+        if let Some(prev) = &last {
+            assert!(r.waf > prev.waf);
+            assert!(
+                p99 > prev.write_latency_us_p99.unwrap(),
+                "Sf {sf}: WAF {:.2} p99 {p99} us, vs WAF {:.2} p99 {} us",
+                r.waf,
+                prev.waf,
+                prev.write_latency_us_p99.unwrap()
+            );
+            assert!(r.gc_time_share.unwrap() > prev.gc_time_share.unwrap());
+            assert!(r.iops.unwrap() < prev.iops.unwrap());
+        }
+        last = Some(r);
+    }
+}
+
+#[test]
+fn timing_does_not_change_what_the_ftl_does() {
+    let timed = random_writes(0.1);
+    let mut untimed = timed.clone();
+    untimed.timing = None;
+    let (a, b) = (go(&timed), go(&untimed));
+    assert_eq!(a.nand_write_pages, b.nand_write_pages);
+    assert_eq!(a.gc_count, b.gc_count);
+    assert_eq!(a.waf, b.waf);
+    assert!(a.iops.is_some() && b.iops.is_none() && b.write_latency_us_p99.is_none());
+    let json = serde_json::to_value(&b).unwrap();
+    assert!(json["iops"].is_null() && json["sim_time_ns"].is_null());
+}
+
+#[test]
+fn same_seed_gives_identical_timing() {
+    let mut c = random_writes(0.1);
+    c.workload.read_fraction = 0.3;
+    c.workload.writes = None;
+    c.workload.requests = Some(200_000);
+    let a = serde_json::to_string(&go(&c)).unwrap();
+    assert_eq!(a, serde_json::to_string(&go(&c)).unwrap());
+    let v: serde_json::Value = serde_json::from_str(&a).unwrap();
+    for key in [
+        "iops",
+        "read_latency_us_p99",
+        "write_latency_us_p99",
+        "write_latency_us_mean",
+        "sim_time_ns",
+    ] {
+        assert!(
+            v[key].as_f64().is_some_and(|x| x > 0.0),
+            "{key} = {}",
+            v[key]
+        );
+    }
+}
+
+#[test]
+fn open_loop_follows_the_arrival_rate_until_the_device_saturates() {
+    let mut c = random_reads(100_000, 1024);
+    timing(&mut c).mode = TimingMode::Open;
+    let p = params(&c);
+    let bound = p.lun_read_bound_iops().min(p.channel_bound_iops());
+    // Light load: the device keeps up and most reads find it idle.
+    timing(&mut c).arrival_rate_iops = Some(0.1 * bound);
+    let light = go(&c);
+    assert!(
+        within(light.iops.unwrap(), 0.1 * bound, 0.02),
+        "IOPS {}",
+        light.iops.unwrap()
+    );
+    assert!((light.read_latency_us_p50.unwrap() - 50.0).abs() <= 50.0 / 32.0);
+    // Overload: throughput stops at the bound and latency grows with the backlog.
+    timing(&mut c).arrival_rate_iops = Some(2.0 * bound);
+    let heavy = go(&c);
+    assert!(heavy.iops.unwrap() < 1.02 * bound);
+    assert!(heavy.read_latency_us_p99.unwrap() > 10.0 * light.read_latency_us_p99.unwrap());
+}
+
+fn config_error(c: &Config) -> String {
+    match Simulation::new(c, &RunOptions::default()) {
+        Err(SimError::Config(e)) => e.key,
+        Err(e) => panic!("expected a config error, got {e}"),
+        Ok(_) => panic!("expected a config error"),
+    }
+}
+
+#[test]
+fn bad_timing_config_names_the_key() {
+    let mut c = device();
+    timing(&mut c).queue_depth = 0;
+    assert_eq!(config_error(&c), "timing.queue_depth");
+    let mut c = device();
+    timing(&mut c).read_latency_us = -1.0;
+    assert_eq!(config_error(&c), "timing.read_latency_us");
+    let mut c = device();
+    timing(&mut c).erase_latency_us = f64::NAN;
+    assert_eq!(config_error(&c), "timing.erase_latency_us");
+    let mut c = device();
+    timing(&mut c).program_latency_us = 0.0;
+    assert_eq!(config_error(&c), "timing.program_latency_us");
+    let mut c = device();
+    timing(&mut c).channels = Some(0);
+    assert_eq!(config_error(&c), "timing.channels");
+    let mut c = device();
+    timing(&mut c).luns_per_channel = Some(0);
+    assert_eq!(config_error(&c), "timing.luns_per_channel");
+    let mut c = device();
+    timing(&mut c).mode = TimingMode::Open;
+    assert_eq!(config_error(&c), "timing.arrival_rate_iops");
+    timing(&mut c).arrival_rate_iops = Some(-5.0);
+    assert_eq!(config_error(&c), "timing.arrival_rate_iops");
+    let mut c = device();
+    timing(&mut c).speedup = 0.0;
+    assert_eq!(config_error(&c), "timing.speedup");
+}
