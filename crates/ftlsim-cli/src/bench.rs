@@ -28,6 +28,9 @@ pub struct BenchReport {
     pub peak_rss_bytes: Option<u64>,
     pub bytes_per_physical_page: f64,
     pub cases: Vec<BenchCase>,
+    /// Dedup on (remap-based FTL with Coldmap placement), 30 % duplicate
+    /// pages, on the 16 GiB device of `reproduce coldmap` (the last case).
+    pub dedup_host_writes_per_sec: f64,
     /// Timing on: requests simulated per second, closed loop QD 32, random
     /// 4 KiB writes in steady state (the first timed case, Sf 0.28).
     pub timed_requests_per_sec: f64,
@@ -104,6 +107,39 @@ fn median(v: &[f64]) -> f64 {
     s[s.len() / 2]
 }
 
+/// The Coldmap experiment's device (16 GiB, Sf 0.25; 4096 blocks with
+/// --quick) with dedup on and 30 % of written pages duplicates, uniform
+/// random single-page writes, timed like the plain cases.
+fn dedup_case(quick: bool, segments: usize) -> Result<BenchCase> {
+    let blocks = if quick { 4096 } else { 16_384 };
+    let spare_factor = 0.25;
+    let mut cfg = device(blocks, 256, spare_factor);
+    cfg.ftl.dedup = true;
+    cfg.ftl.placement = ftlsim::config::PlacementName::Coldmap;
+    cfg.workload.dedup_fraction = 0.3;
+    let mut sim = Simulation::new(&cfg, &RunOptions::default())?;
+    sim.precondition(&mut |_| {})?;
+    sim.warm_up(&mut |_| {})?;
+    let mut rates = Vec::with_capacity(segments);
+    for _ in 0..segments.max(1) {
+        let start = Instant::now();
+        sim.measure(&mut |_| {})?;
+        rates.push(sim.measured_units() as f64 / start.elapsed().as_secs_f64());
+    }
+    let bytes = sim.ssd().state_bytes_per_physical_page();
+    let report = sim.finish()?;
+    Ok(BenchCase {
+        name: format!("dedup 30% coldmap {blocks} blocks x 256 pages, Sf {spare_factor}"),
+        blocks,
+        pages_per_block: 256,
+        spare_factor,
+        host_writes_per_sec: median(&rates),
+        segments_writes_per_sec: rates,
+        waf: report.waf,
+        state_bytes_per_physical_page: bytes,
+    })
+}
+
 /// Uniform random single-page writes, greedy GC, every metric on.
 fn device(blocks: u32, pages_per_block: u32, spare_factor: f64) -> Config {
     let mut c = Config::default();
@@ -111,7 +147,7 @@ fn device(blocks: u32, pages_per_block: u32, spare_factor: f64) -> Config {
     c.device.pages_per_block = pages_per_block;
     c.device.spare_factor = spare_factor;
     c.workload.kind = WorkloadType::Uniform;
-    c.workload.warmup = Amount::Capacity(1.5);
+    c.workload.warmup = Some(Amount::Capacity(1.5));
     c.workload.writes = Some(Amount::Capacity(0.5));
     c.metrics.survival = true;
     c
@@ -150,6 +186,10 @@ pub fn run_bench(
             state_bytes_per_physical_page: bytes,
         });
     }
+    progress("dedup 30% coldmap, Sf 0.25");
+    let dedup = dedup_case(quick, segments)?;
+    let dedup_host_writes_per_sec = dedup.host_writes_per_sec;
+    cases.push(dedup);
     let mut timed_cases = Vec::new();
     for sf in [0.28, 0.07] {
         progress(&format!(
@@ -161,6 +201,7 @@ pub fn run_bench(
         timed_requests_per_sec: timed_cases[0].requests_per_sec,
         timed_cases,
         host_writes_per_sec: cases[0].host_writes_per_sec,
+        dedup_host_writes_per_sec,
         peak_rss_bytes: peak_rss_bytes(),
         bytes_per_physical_page: cases[0].state_bytes_per_physical_page,
         cases,

@@ -3,7 +3,9 @@
 mod bench;
 mod load;
 mod output;
+mod reproduce;
 mod timing_output;
+mod trace_cmd;
 mod validate;
 
 use std::io::IsTerminal;
@@ -52,6 +54,16 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Inspect and convert block traces.
+    Trace {
+        #[command(subcommand)]
+        command: trace_cmd::TraceCommand,
+    },
+    /// Reproduce a paper's experiment (docs/coldmap.md).
+    Reproduce {
+        #[command(subcommand)]
+        which: reproduce::ReproduceCmd,
+    },
     /// Measure simulation throughput and memory.
     Bench {
         /// A 4096-block device instead of the 64 GiB one.
@@ -78,8 +90,41 @@ fn progress_bar(total: u64) -> ProgressBar {
     bar
 }
 
+/// Runs a config: synthetic workloads in the core, traces through the trace crate.
+fn simulate(
+    cfg: &ftlsim::Config,
+    check: bool,
+    progress: &mut dyn FnMut(ftlsim::Progress),
+) -> Result<ftlsim::Report> {
+    let options = ftlsim::RunOptions { check };
+    if cfg.workload.kind != ftlsim::config::WorkloadType::Trace {
+        return Ok(ftlsim::run(cfg, &options, progress)?);
+    }
+    let (source, skipped) = trace_cmd::open_source(cfg)?;
+    let mut sim = ftlsim::Simulation::with_source(cfg, &options, source)?;
+    sim.precondition(progress)?;
+    sim.warm_up(progress)?;
+    sim.measure(progress)?;
+    if skipped.get() > 0 {
+        eprintln!(
+            "ftlsim: {}: skipped {} bad lines",
+            cfg.workload.trace.path,
+            skipped.get()
+        );
+    }
+    if sim.source_exhausted() && (cfg.workload.writes.is_some() || cfg.workload.requests.is_some())
+    {
+        eprintln!("ftlsim: the trace ended before workload.writes/requests were reached");
+    }
+    Ok(sim.finish()?)
+}
+
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
+        Command::Trace { command } => {
+            trace_cmd::run_trace_command(command)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Run {
             config,
             sets,
@@ -91,7 +136,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             eprintln!("ftlsim: seed {}", cfg.workload.seed);
             let bar = progress_bar(100);
             let started = std::time::Instant::now();
-            let report = ftlsim::run(&cfg, &ftlsim::RunOptions { check }, &mut |p| {
+            let report = simulate(&cfg, check, &mut |p| {
                 bar.set_length(p.total.max(1));
                 bar.set_position(p.done.min(p.total));
                 bar.set_message(format!("{:?}", p.phase).to_lowercase());
@@ -136,6 +181,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ExitCode::from(1)
             })
         }
+        Command::Reproduce { which } => reproduce::run(which),
         Command::Bench {
             quick,
             segments,
@@ -153,6 +199,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 fn main() -> ExitCode {
+    // Die quietly on a closed pipe (`ftlsim ... | head`) like other Unix
+    // tools, instead of panicking in println!.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE at start-up,
+    // before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,

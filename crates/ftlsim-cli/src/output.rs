@@ -122,11 +122,56 @@ pub fn summary_table(cfg: &Config, r: &Report) -> String {
             format!("{:.2} B", r.state_bytes_per_physical_page),
         ),
     ];
+    let mut rows = rows;
+    rows.extend(sharing_rows(r));
     let timing = crate::timing_output::timing_rows(cfg, r);
     for (k, v) in rows.into_iter().chain(timing) {
         let _ = writeln!(s, "  {k:<28} {v}");
     }
     s
+}
+
+/// Rows for the many-to-one mapping (dedup, remap), when it is on.
+fn sharing_rows(r: &Report) -> Vec<(&'static str, String)> {
+    let (Some(hits), Some(ratio)) = (r.dedup_hit_pages, r.dedup_ratio) else {
+        return Vec::new();
+    };
+    let mut rows = vec![
+        (
+            "dedup hits (no program)",
+            format!("{hits} pages ({:.1}% of host writes)", ratio * 100.0),
+        ),
+        (
+            "survival single / multi",
+            format!(
+                "mean {:.0} ({} pages) / {:.0} ({} pages)",
+                r.survival_single_mean.unwrap_or(0.0),
+                r.survival_single_count.unwrap_or(0),
+                r.survival_multi_mean.unwrap_or(0.0),
+                r.survival_multi_count.unwrap_or(0)
+            ),
+        ),
+        (
+            "reverse map / index",
+            format!(
+                "{} extra LPNs, {} fingerprints, {}",
+                r.reverse_map_entries.unwrap_or(0),
+                r.dedup_index_entries.unwrap_or(0),
+                human_bytes(r.sharing_state_bytes.unwrap_or(0) as f64)
+            ),
+        ),
+    ];
+    if r.remap_pages.unwrap_or(0) + r.clone_pages.unwrap_or(0) > 0 {
+        rows.push((
+            "remapped / cloned pages",
+            format!(
+                "{} / {}",
+                r.remap_pages.unwrap_or(0),
+                r.clone_pages.unwrap_or(0)
+            ),
+        ));
+    }
+    rows
 }
 
 /// Writes summary.json, summary.csv, timeseries.csv and waf.svg into `dir`

@@ -42,7 +42,7 @@ fn base(blocks: u32, pages_per_block: u32, spare_factor: f64, quick: bool) -> Co
     c.ftl.gc_low_watermark = 0;
     c.ftl.gc_high_watermark = 0;
     c.workload.kind = WorkloadType::Uniform;
-    c.workload.warmup = Amount::Capacity(if quick { 3.0 } else { 5.0 });
+    c.workload.warmup = Some(Amount::Capacity(if quick { 3.0 } else { 5.0 }));
     c.workload.writes = Some(Amount::Capacity(if quick { 2.0 } else { 5.0 }));
     c.metrics.survival = false;
     c

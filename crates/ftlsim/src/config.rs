@@ -130,6 +130,48 @@ pub enum WorkloadType {
     HotCold,
     Zipf,
     Sequential,
+    /// sysbench-like: `tables` equal regions of the span, a table chosen
+    /// uniformly, a row within it from sysbench's Pareto (`pareto_h`).
+    Tables,
+    /// Replay of a block trace (`workload.trace.*`).
+    Trace,
+}
+
+/// Where and how to read a trace for `workload.type = "trace"`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TraceConfig {
+    pub path: String,
+    /// Format name (msr, fiu, blkparse, disksim, spc, alibaba, tencent, fio,
+    /// libcachesim, native); detected from the content when absent.
+    pub format: Option<String>,
+    /// Replay only this device or volume (a number, `maj,min`, or a name).
+    pub device: Option<String>,
+    /// Renumber touched pages densely so a large volume fits the device.
+    pub compact: bool,
+    /// Passes over the trace.
+    pub repeat: u32,
+    /// Time unit of formats that need one (s, ms, us, ns).
+    pub time_unit: Option<String>,
+    /// blkparse event to replay (D by default).
+    pub blkparse_action: Option<String>,
+    /// Skip unparsable lines (and report how many) instead of stopping.
+    pub skip_bad_lines: bool,
+}
+
+impl Default for TraceConfig {
+    fn default() -> Self {
+        Self {
+            path: String::new(),
+            format: None,
+            device: None,
+            compact: false,
+            repeat: 1,
+            time_unit: None,
+            blkparse_action: None,
+            skip_bad_lines: false,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
@@ -225,8 +267,9 @@ pub struct WorkloadConfig {
     pub writes: Option<Amount>,
     /// Requests of every kind in the measured window (for read/write/trim mixes).
     pub requests: Option<u64>,
-    /// Host page writes run after preconditioning and excluded from the measurement.
-    pub warmup: Amount,
+    /// Host page writes run after preconditioning and excluded from the
+    /// measurement. Default: 2x for synthetic workloads, none for traces.
+    pub warmup: Option<Amount>,
     pub seed: u64,
     /// r: fraction of writes that go to the hot region.
     pub hot_write_fraction: f64,
@@ -246,6 +289,12 @@ pub struct WorkloadConfig {
     /// Duplicates repeat one of this many most recent unique contents
     /// (fio's dedupe working set). Default: 1/100 of the addressed span.
     pub dedup_working_set: Option<Amount>,
+    /// Tables pattern: number of equal regions ("tables") of the span.
+    pub tables: u32,
+    /// Tables pattern: sysbench's `rand-pareto-h`: a share 1 − h of the
+    /// accesses goes to a share h of each table's rows (0.2: 80/20).
+    pub pareto_h: f64,
+    pub trace: TraceConfig,
 }
 
 impl Default for WorkloadConfig {
@@ -254,7 +303,7 @@ impl Default for WorkloadConfig {
             kind: WorkloadType::Uniform,
             writes: None,
             requests: None,
-            warmup: Amount::Capacity(2.0),
+            warmup: None,
             seed: 42,
             hot_write_fraction: 0.9,
             hot_space_fraction: 0.1,
@@ -266,6 +315,9 @@ impl Default for WorkloadConfig {
             span: None,
             dedup_fraction: 0.0,
             dedup_working_set: None,
+            trace: TraceConfig::default(),
+            tables: 1,
+            pareto_h: 0.2,
         }
     }
 }
@@ -288,6 +340,9 @@ impl Default for MetricsConfig {
     }
 }
 
+/// Default warm-up of synthetic workloads.
+pub const DEFAULT_WARMUP: Amount = Amount::Capacity(2.0);
+
 /// Default measured amount when neither `workload.writes` nor `workload.requests` is given.
 pub const DEFAULT_WRITES: Amount = Amount::Capacity(4.0);
 
@@ -299,6 +354,19 @@ impl Config {
     /// U = floor(T · (1 − Sf)).
     pub fn logical_pages(&self) -> u64 {
         (self.physical_pages() as f64 * (1.0 - self.device.spare_factor)).floor() as u64
+    }
+
+    /// Warm-up host page writes.
+    pub fn warmup_pages(&self) -> u64 {
+        let default = if self.workload.kind == WorkloadType::Trace {
+            Amount::Pages(0)
+        } else {
+            DEFAULT_WARMUP
+        };
+        self.workload
+            .warmup
+            .unwrap_or(default)
+            .to_pages(self.logical_pages())
     }
 
     pub fn span_pages(&self) -> u64 {
@@ -456,6 +524,33 @@ impl Config {
                 "workload.writes",
                 "a read/trim mix counts requests: use workload.requests instead of workload.writes",
             ));
+        }
+        if w.kind == WorkloadType::Trace {
+            if w.trace.path.is_empty() {
+                return Err(ConfigError::new(
+                    "workload.trace.path",
+                    "workload.type = \"trace\" needs the path of a trace file",
+                ));
+            }
+            if w.trace.repeat == 0 {
+                return Err(ConfigError::new(
+                    "workload.trace.repeat",
+                    "must be at least 1",
+                ));
+            }
+        }
+        if w.kind == WorkloadType::Tables {
+            fraction("workload.pareto_h", w.pareto_h, true)?;
+            let slots = self.span_pages() / u64::from(w.request_pages.max(1));
+            if w.tables == 0 || u64::from(w.tables) > slots {
+                return Err(ConfigError::new(
+                    "workload.tables",
+                    format!(
+                        "{} tables: must be at least 1 and at most the {slots} requests the span holds",
+                        w.tables
+                    ),
+                ));
+            }
         }
         if w.request_pages == 0 {
             return Err(ConfigError::new(

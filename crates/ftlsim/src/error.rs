@@ -38,6 +38,9 @@ pub enum SimError {
     EndOfLife { retired_blocks: u32 },
     #[error("logical page {lpn} is outside the logical space of {logical_pages} pages")]
     OutOfRange { lpn: u64, logical_pages: u64 },
+    /// The request source (a trace) failed: the message names file and line.
+    #[error("{0}")]
+    Source(String),
     /// A request that cannot be carried out; it changed nothing.
     #[error("bad request: {0}")]
     BadRequest(String),

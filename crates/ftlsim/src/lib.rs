@@ -12,6 +12,7 @@ pub mod mem;
 pub mod metrics;
 pub mod rng;
 pub mod sim;
+pub mod source;
 pub mod timing;
 pub mod workload;
 

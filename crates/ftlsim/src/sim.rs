@@ -2,10 +2,11 @@
 
 use serde::Serialize;
 
-use crate::config::{Config, Precondition, DEFAULT_WRITES};
+use crate::config::{Config, Precondition, WorkloadType, DEFAULT_WRITES};
 use crate::error::SimError;
 use crate::ftl::{Ssd, SsdOptions};
 use crate::metrics::{Counters, LogHistogram, Phase, SeriesRow};
+use crate::source::{RequestSource, SourceOp, SourceRequest};
 use crate::timing::{ArrivalSource, LatencyRow, LunRow, RequestKind, Timer, TimingSummary};
 use crate::workload::{Generator, Op, WorkItem};
 
@@ -91,6 +92,25 @@ pub struct Report {
     pub lun_busy_mean: Option<f64>,
     pub lun_busy_max: Option<f64>,
     pub channel_busy_mean: Option<f64>,
+    /// Many-to-one mapping (null when off): host page writes that were
+    /// duplicates of live content and programmed nothing; pages moved by
+    /// remap and shared by clone requests.
+    pub dedup_hit_pages: Option<u64>,
+    pub dedup_ratio: Option<f64>,
+    pub remap_pages: Option<u64>,
+    pub clone_pages: Option<u64>,
+    /// Survival of physical pages (program to last reference dropped), by
+    /// mapping class: pages never shared, and pages mapped by two or more
+    /// LPNs at some point of their life. In host page writes.
+    pub survival_single_count: Option<u64>,
+    pub survival_single_mean: Option<f64>,
+    pub survival_multi_count: Option<u64>,
+    pub survival_multi_mean: Option<f64>,
+    /// Reverse-map entries beyond the OOB LPN, fingerprint index entries,
+    /// and the bytes of all sharing state at the end of the run.
+    pub reverse_map_entries: Option<u64>,
+    pub dedup_index_entries: Option<u64>,
+    pub sharing_state_bytes: Option<u64>,
     #[serde(skip)]
     pub series: Vec<SeriesRow>,
     /// Latency over time (timing on): one row per `timing.series_window` requests.
@@ -157,6 +177,16 @@ pub struct Simulation {
     lookahead: [u64; LOOKAHEAD],
     lookahead_pos: usize,
     lookahead_primed: bool,
+    /// The request source of a trace replay.
+    source: Option<Box<dyn RequestSource>>,
+    /// Requests read ahead of use (their map entries are prefetched), and
+    /// spent ones kept for reuse so replay allocates nothing per request.
+    source_pending: std::collections::VecDeque<SourceRequest>,
+    source_spare: Vec<SourceRequest>,
+    /// The source returned its last request (some may still be pending).
+    source_drained: bool,
+    /// The source ran out of requests.
+    source_exhausted: bool,
     /// The timing model, when the config has a `[timing]` section.
     timer: Option<Timer>,
 }
@@ -167,6 +197,17 @@ const LOOKAHEAD: usize = 8;
 impl Simulation {
     /// Builds an erased device and the workload of a config (validated here).
     pub fn new(cfg: &Config, options: &RunOptions) -> Result<Self, SimError> {
+        if cfg.workload.kind == WorkloadType::Trace {
+            return Err(crate::ConfigError::new(
+                "workload.type",
+                "a trace replay needs its trace opened: use Simulation::with_source (the CLI does)",
+            )
+            .into());
+        }
+        Self::new_inner(cfg, options)
+    }
+
+    fn new_inner(cfg: &Config, options: &RunOptions) -> Result<Self, SimError> {
         let ssd = Ssd::new(
             cfg,
             &SsdOptions {
@@ -183,7 +224,7 @@ impl Simulation {
             Precondition::None => 0,
             Precondition::SequentialFill => logical,
         };
-        let warmup_pages = cfg.workload.warmup.to_pages(logical);
+        let warmup_pages = cfg.warmup_pages();
         let measured = match (cfg.workload.requests, cfg.workload.writes) {
             (Some(r), _) => Measured::Requests(r),
             (None, w) => Measured::Pages(w.unwrap_or(DEFAULT_WRITES).to_pages(logical)),
@@ -194,6 +235,9 @@ impl Simulation {
                 Measured::Requests(r) | Measured::Pages(r) => r,
             };
         let timer = match cfg.timing {
+            Some(_) if cfg.workload.kind == WorkloadType::Trace => {
+                Some(Timer::new(cfg, ArrivalSource::Given)?)
+            }
             Some(_) => Some(Timer::new(cfg, ArrivalSource::Synthetic)?),
             None => None,
         };
@@ -218,8 +262,35 @@ impl Simulation {
             lookahead: [0; LOOKAHEAD],
             lookahead_pos: 0,
             lookahead_primed: false,
+            source: None,
+            source_pending: std::collections::VecDeque::with_capacity(LOOKAHEAD),
+            source_spare: Vec::with_capacity(LOOKAHEAD + 1),
+            source_drained: false,
+            source_exhausted: false,
             timer,
         })
+    }
+
+    /// A simulation whose workload comes from `source` (a trace replay).
+    /// With neither `workload.writes` nor `workload.requests`, the measured
+    /// window runs to the end of the source.
+    pub fn with_source(
+        cfg: &Config,
+        options: &RunOptions,
+        source: Box<dyn RequestSource>,
+    ) -> Result<Self, SimError> {
+        let mut sim = Self::new_inner(cfg, options)?;
+        if cfg.workload.requests.is_none() && cfg.workload.writes.is_none() {
+            sim.measured = Measured::Requests(u64::MAX);
+            sim.total = sim.precondition_pages + sim.warmup_pages;
+        }
+        sim.source = Some(source);
+        Ok(sim)
+    }
+
+    /// Whether a trace source ran out before its limits were reached.
+    pub fn source_exhausted(&self) -> bool {
+        self.source_exhausted
     }
 
     pub fn ssd(&self) -> &Ssd {
@@ -268,6 +339,10 @@ impl Simulation {
         if let Some(h) = &mut self.ssd.survival {
             *h = LogHistogram::default();
         }
+        if let Some(sh) = &mut self.ssd.sharing {
+            sh.survival_single = LogHistogram::default();
+            sh.survival_multi = LogHistogram::default();
+        }
         let measured = self.measured;
         if self.timer.is_some() {
             return self.phase(|s| s.run_timed(measured, progress));
@@ -294,6 +369,9 @@ impl Simulation {
         sequential_fill: bool,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<(), SimError> {
+        if self.source.is_some() && !sequential_fill {
+            return self.replay_source(pages, u64::MAX, phase, progress);
+        }
         let mut written = 0u64;
         let request_pages = u64::from(self.generator.request_pages());
         while written < pages {
@@ -308,7 +386,12 @@ impl Simulation {
                 request_pages.min(pages - written)
             };
             for lpn in start..start + n {
-                self.ssd.write_page(lpn, 0, 0)?;
+                let content = if sequential_fill {
+                    self.generator.unique_content()
+                } else {
+                    self.generator.next_content()
+                };
+                self.ssd.write_page(lpn, 0, content)?;
             }
             written += n;
             if self.recorder.due(&self.ssd) {
@@ -344,12 +427,18 @@ impl Simulation {
         requests: u64,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<(), SimError> {
+        if self.source.is_some() {
+            return self.replay_source(u64::MAX, requests, Phase::Measure, progress);
+        }
         let progress_every = (requests / 100).max(1);
         for i in 0..requests {
             let WorkItem { op, lpn, pages } = self.generator.next_request();
             for p in lpn..lpn + u64::from(pages) {
                 match op {
-                    Op::Write => self.ssd.write_page(p, 0, 0)?,
+                    Op::Write => {
+                        let content = self.generator.next_content();
+                        self.ssd.write_page(p, 0, content)?;
+                    }
                     Op::Read => {
                         self.ssd.read_page(p)?;
                     }
@@ -391,9 +480,20 @@ impl Simulation {
             Measured::Pages(p) => p.div_ceil(request_pages),
             Measured::Requests(r) => r,
         };
-        // Latency samples: 100 over the window.
-        timer.reset((requests / 100).max(1));
+        // Latency samples: 100 over a known window, every 10,000 requests of a whole trace.
+        timer.reset(if requests == u64::MAX {
+            10_000
+        } else {
+            (requests / 100).max(1)
+        });
         timer.attach(&mut self.ssd);
+        if self.source.is_some() {
+            let (pages, requests) = match measured {
+                Measured::Pages(p) => (p, u64::MAX),
+                Measured::Requests(r) => (u64::MAX, r),
+            };
+            return self.run_timed_source(timer, pages, requests, progress);
+        }
         let progress_every = (requests / 100).max(1);
         let mut written = 0u64;
         for i in 0..requests {
@@ -409,10 +509,11 @@ impl Simulation {
                     (RequestKind::from(op), lpn, pages)
                 }
             };
+            let generator = &mut self.generator;
             timer.submit(&mut self.ssd, kind, pages, None, |ssd| {
                 for p in lpn..lpn + u64::from(pages) {
                     match kind {
-                        RequestKind::Write => ssd.write_page(p, 0, 0)?,
+                        RequestKind::Write => ssd.write_page(p, 0, generator.next_content())?,
                         RequestKind::Read => {
                             ssd.read_page(p)?;
                         }
@@ -439,6 +540,94 @@ impl Simulation {
         Ok(())
     }
 
+    /// `replay_source` through the timing model: in open loop each request
+    /// arrives at its trace time (from the window's first request on).
+    fn run_timed_source(
+        &mut self,
+        timer: &mut Timer,
+        max_write_pages: u64,
+        max_requests: u64,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(), SimError> {
+        let (mut written, mut requests) = (0u64, 0u64);
+        while written < max_write_pages && requests < max_requests {
+            let Some(req) = self.next_source_request()? else {
+                self.source_exhausted = true;
+                break;
+            };
+            requests += 1;
+            let kind = match req.op {
+                SourceOp::Write => RequestKind::Write,
+                SourceOp::Read => RequestKind::Read,
+                SourceOp::Trim => RequestKind::Trim,
+                SourceOp::Flush => RequestKind::Flush,
+            };
+            let generator = &mut self.generator;
+            let result = timer.submit(&mut self.ssd, kind, req.pages, Some(req.time_ns), |ssd| {
+                apply_source_request(ssd, generator, &req)
+            });
+            if req.op == SourceOp::Write {
+                written += u64::from(req.pages);
+            }
+            self.source_spare.push(req);
+            result?;
+            if self.recorder.due(&self.ssd) {
+                self.done += self.recorder.window;
+                self.recorder.sample(&self.ssd, Phase::Measure)?;
+                self.report_progress(Phase::Measure, progress);
+            }
+        }
+        Ok(())
+    }
+
+    /// The next source request, read `LOOKAHEAD` requests early so that its
+    /// map entry is in cache when it runs. `None` at the end of the source.
+    fn next_source_request(&mut self) -> Result<Option<SourceRequest>, SimError> {
+        while self.source_pending.len() < LOOKAHEAD && !self.source_drained {
+            let mut req = self.source_spare.pop().unwrap_or_default();
+            let source = self.source.as_mut().expect("replay needs a source");
+            if source.next_request(&mut req)? {
+                self.ssd.prefetch(req.lpn);
+                self.source_pending.push_back(req);
+            } else {
+                self.source_drained = true;
+                self.source_spare.push(req);
+            }
+        }
+        Ok(self.source_pending.pop_front())
+    }
+
+    /// Replays source requests until `max_write_pages` host pages were
+    /// written, `max_requests` requests ran, or the source ends.
+    fn replay_source(
+        &mut self,
+        max_write_pages: u64,
+        max_requests: u64,
+        phase: Phase,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(), SimError> {
+        let (mut written, mut requests) = (0u64, 0u64);
+        while written < max_write_pages && requests < max_requests {
+            let Some(req) = self.next_source_request()? else {
+                self.source_exhausted = true;
+                break;
+            };
+            requests += 1;
+            let result = apply_source_request(&mut self.ssd, &mut self.generator, &req);
+            if req.op == SourceOp::Write {
+                written += u64::from(req.pages);
+            }
+            self.source_spare.push(req);
+            result?;
+            if self.recorder.due(&self.ssd) {
+                self.done += self.recorder.window;
+                self.recorder.sample(&self.ssd, phase)?;
+                self.report_progress(phase, progress);
+            }
+        }
+        Ok(())
+    }
+
     /// The report of the measured window.
     pub fn finish(mut self) -> Result<Report, SimError> {
         let start = self.recorder.measure_start.unwrap_or_default();
@@ -453,6 +642,7 @@ impl Simulation {
         let m = ssd.counters.since(&start);
         let wear = ssd.wear();
         let survival = ssd.survival.as_ref().map(LogHistogram::summary);
+        let sharing = ssd.sharing();
         let pe_budget = u64::from(cfg.device.pe_cycle_limit) * u64::from(cfg.device.blocks);
         let lifetime_pages = (pe_budget > 0 && m.erase_count > 0)
             .then(|| m.host_write_pages as f64 * pe_budget as f64 / m.erase_count as f64);
@@ -514,11 +704,53 @@ impl Simulation {
             lun_busy_mean: timing.as_ref().map(|t| t.lun_busy_mean),
             lun_busy_max: timing.as_ref().map(|t| t.lun_busy_max),
             channel_busy_mean: timing.as_ref().map(|t| t.channel_busy_mean),
+            dedup_hit_pages: sharing.map(|_| m.dedup_hit_pages),
+            dedup_ratio: sharing
+                .map(|_| m.dedup_hit_pages as f64 / (m.host_write_pages.max(1)) as f64),
+            remap_pages: sharing.map(|_| m.remap_pages),
+            clone_pages: sharing.map(|_| m.clone_pages),
+            survival_single_count: sharing.map(|s| s.survival_single.count()),
+            survival_single_mean: sharing.map(|s| s.survival_single.mean()),
+            survival_multi_count: sharing.map(|s| s.survival_multi.count()),
+            survival_multi_mean: sharing.map(|s| s.survival_multi.mean()),
+            reverse_map_entries: sharing.map(|s| s.reverse_map_entries() as u64),
+            dedup_index_entries: sharing.map(|s| s.index_entries() as u64),
+            sharing_state_bytes: sharing.map(|s| s.state_bytes() as u64),
             series: std::mem::take(&mut self.recorder.rows),
             latency_series: timing.as_ref().map_or_else(Vec::new, |t| t.series.clone()),
             lun_busy: timing.map_or_else(Vec::new, |t| t.luns),
         })
     }
+}
+
+/// Carries out one source request on the device. Pages without a
+/// fingerprint get unique content.
+fn apply_source_request(
+    ssd: &mut Ssd,
+    generator: &mut Generator,
+    req: &SourceRequest,
+) -> Result<(), SimError> {
+    if req.op == SourceOp::Flush {
+        ssd.flush();
+        return Ok(());
+    }
+    for (i, lpn) in (req.lpn..req.lpn + u64::from(req.pages)).enumerate() {
+        match req.op {
+            SourceOp::Write => {
+                let content = match req.fingerprints.get(i) {
+                    Some(&fp) => fp,
+                    None => generator.unique_content(),
+                };
+                ssd.write_page(lpn, req.stream, content)?;
+            }
+            SourceOp::Read => {
+                ssd.read_page(lpn)?;
+            }
+            SourceOp::Trim => ssd.trim_page(lpn)?,
+            SourceOp::Flush => {}
+        }
+    }
+    Ok(())
 }
 
 /// Runs a config from an erased device to a report.

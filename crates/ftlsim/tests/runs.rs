@@ -8,7 +8,7 @@ fn small() -> Config {
     c.device.blocks = 256;
     c.device.pages_per_block = 64;
     c.device.spare_factor = 0.1;
-    c.workload.warmup = Amount::Capacity(1.0);
+    c.workload.warmup = Some(Amount::Capacity(1.0));
     c.workload.writes = Some(Amount::Capacity(2.0));
     c
 }
@@ -92,7 +92,7 @@ fn lifetime_and_survival_are_consistent() {
     // (geometric). A long warm-up makes the truncation by the initial fill
     // negligible (weight e^-8).
     let mut c = small();
-    c.workload.warmup = Amount::Capacity(8.0);
+    c.workload.warmup = Some(Amount::Capacity(8.0));
     let r = run(&c, &RunOptions::default(), &mut |_| {}).unwrap();
     let mean = r.survival_mean.unwrap();
     let u = r.logical_pages as f64;

@@ -46,6 +46,10 @@ enum Pattern {
     },
     /// Consecutive requests from 0, wrapping at the end of the span.
     Sequential { next_slot: u64, slots: u64 },
+    /// sysbench's table layout: `tables` runs of `rows` slots; a table is
+    /// chosen uniformly and a row by sysbench's `rand_pareto`:
+    /// `floor(rows · u^power)`, `power = ln h / ln(1 − h)`, so low rows are hot.
+    Tables { tables: u64, rows: u64, power: f64 },
 }
 
 /// Page contents as fingerprints: unique pages get fresh ids; a share
@@ -123,7 +127,9 @@ impl Generator {
         let w = &cfg.workload;
         let slots = cfg.span_pages() / u64::from(w.request_pages);
         let pattern = match w.kind {
-            WorkloadType::Uniform => Pattern::Uniform { slots },
+            // A trace replay draws addresses from its source; the generator
+            // only supplies content, so any pattern will do here.
+            WorkloadType::Uniform | WorkloadType::Trace => Pattern::Uniform { slots },
             WorkloadType::HotCold => {
                 let hot_slots =
                     ((w.hot_space_fraction * slots as f64).round() as u64).clamp(1, slots - 1);
@@ -142,6 +148,11 @@ impl Generator {
             WorkloadType::Sequential => Pattern::Sequential {
                 next_slot: 0,
                 slots,
+            },
+            WorkloadType::Tables => Pattern::Tables {
+                tables: u64::from(w.tables),
+                rows: slots / u64::from(w.tables),
+                power: w.pareto_h.ln() / (1.0 - w.pareto_h).ln(),
             },
         };
         let content = (cfg.ftl.dedup || w.dedup_fraction > 0.0).then(|| ContentSource {
@@ -194,6 +205,16 @@ impl Generator {
                 let s = *next_slot;
                 *next_slot = if s + 1 == *slots { 0 } else { s + 1 };
                 s
+            }
+            Pattern::Tables {
+                tables,
+                rows,
+                power,
+            } => {
+                let table = self.rng.random_range(0..*tables);
+                let u: f64 = self.rng.random();
+                let row = ((*rows as f64 * u.powf(*power)) as u64).min(*rows - 1);
+                table * *rows + row
             }
         }
     }
@@ -315,6 +336,34 @@ mod tests {
         }
         assert!((r as f64 / n as f64 - 0.5).abs() < 0.01);
         assert!((t as f64 / n as f64 - 0.1).abs() < 0.01);
+    }
+
+    #[test]
+    fn tables_follow_sysbench_pareto() {
+        let mut c = cfg(WorkloadType::Tables);
+        c.workload.tables = 6;
+        c.workload.pareto_h = 0.2;
+        let span = c.span_pages();
+        let rows = span / 6;
+        let mut g = Generator::new(&c);
+        let n = 200_000;
+        let mut per_table = [0u32; 6];
+        let mut head = 0u32;
+        for _ in 0..n {
+            let lpn = g.next_write();
+            assert!(lpn < rows * 6, "{lpn} beyond the tables");
+            per_table[(lpn / rows) as usize] += 1;
+            // sysbench's 80/20 rule: the first 20 % of rows get 80 % of accesses.
+            if lpn % rows < rows / 5 {
+                head += 1;
+            }
+        }
+        for t in per_table {
+            let share = f64::from(t) / f64::from(n);
+            assert!((share - 1.0 / 6.0).abs() < 0.01, "table share {share}");
+        }
+        let head_share = f64::from(head) / f64::from(n);
+        assert!((head_share - 0.8).abs() < 0.01, "head share {head_share}");
     }
 
     #[test]

@@ -1,0 +1,266 @@
+//! `ftlsim trace` and trace replay through `ftlsim run`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn ftlsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ftlsim"))
+        .args(args)
+        .output()
+        .expect("ftlsim runs")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ftlsim-trace-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// An MSR Cambridge trace: 4 KiB writes cycling over 64 pages, and reads.
+fn write_msr(dir: &Path) -> PathBuf {
+    let mut text = String::new();
+    for i in 0..2000u64 {
+        let (op, page) = if i % 4 == 3 {
+            ("Read", i % 50)
+        } else {
+            ("Write", (i * 7) % 64)
+        };
+        text += &format!(
+            "{},hm,0,{op},{},4096,100\n",
+            128166372000000000u64 + i * 10_000,
+            page * 4096
+        );
+    }
+    let path = dir.join("small.csv");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn small_device() -> Vec<&'static str> {
+    vec![
+        "--set",
+        "device.blocks=32",
+        "--set",
+        "device.pages_per_block=16",
+        "--set",
+        "device.spare_factor=0.2",
+    ]
+}
+
+#[test]
+fn stats_json_has_the_contract_keys() {
+    let dir = temp_dir("stats");
+    let path = write_msr(&dir);
+    let out = ftlsim(&["trace", "stats", path.to_str().unwrap(), "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["requests"], 2000);
+    assert_eq!(v["reads"], 500);
+    assert_eq!(v["writes"], 1500);
+    assert_eq!(v["trims"], 0);
+    assert_eq!(v["write_bytes"], 1500 * 4096);
+    assert_eq!(v["read_bytes"], 500 * 4096);
+    let touched: std::collections::BTreeSet<u64> = (0..2000u64)
+        .map(|i| if i % 4 == 3 { i % 50 } else { (i * 7) % 64 })
+        .collect();
+    assert_eq!(v["footprint_pages"], touched.len() as u64);
+    assert!(v["duplicate_write_ratio"].is_null());
+}
+
+#[test]
+fn replay_runs_and_converted_native_trace_gives_the_same_result() {
+    let dir = temp_dir("replay");
+    let path = write_msr(&dir);
+    let native = dir.join("small.ftlt");
+    let out = ftlsim(&[
+        "trace",
+        "convert",
+        path.to_str().unwrap(),
+        native.to_str().unwrap(),
+        "--to",
+        "native",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = |trace: &Path| {
+        let path_set = format!("workload.trace.path={}", trace.display());
+        let mut args = vec![
+            "run",
+            "--json",
+            "--check",
+            "--set",
+            "workload.type=trace",
+            "--set",
+            &path_set,
+        ];
+        args.extend(small_device());
+        args.extend(["--set", "workload.trace.repeat=20"]);
+        let out = ftlsim(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let a = run(&path);
+    let b = run(&native);
+    assert_eq!(a["host_write_pages"], 20 * 1500);
+    assert_eq!(a["host_read_pages"], 20 * 500);
+    assert!(
+        a["gc_count"].as_u64().unwrap() > 0,
+        "the replay should age the device"
+    );
+    assert_eq!(a, b, "native replay must match the text replay");
+}
+
+#[test]
+fn bad_traces_name_file_and_line() {
+    let dir = temp_dir("bad");
+    let path = dir.join("bad.csv");
+    std::fs::write(
+        &path,
+        "128166372000000000,hm,0,Write,0,4096,10\n128166372000000001,hm,0,Write,abc,4096,10\n",
+    )
+    .unwrap();
+    let out = ftlsim(&["trace", "stats", path.to_str().unwrap(), "--format", "msr"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("bad.csv:2:"), "{err}");
+    assert!(!err.contains("panicked"));
+    let out = ftlsim(&[
+        "trace",
+        "stats",
+        path.to_str().unwrap(),
+        "--format",
+        "msr",
+        "--skip-bad-lines",
+    ]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("skipped 1 bad lines"));
+    // Through run: the same message, exit 2.
+    let path_set = format!("workload.trace.path={}", path.display());
+    let mut args = vec!["run", "--set", "workload.type=trace", "--set", &path_set];
+    args.extend(small_device());
+    args.extend(["--set", "workload.trace.format=msr"]);
+    let out = ftlsim(&args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("bad.csv:2:"), "{err}");
+    args.extend(["--set", "workload.trace.format=bogus"]);
+    let out = ftlsim(&args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("workload.trace.format"), "{err}");
+    // Unknown format, missing file, empty file.
+    let out = ftlsim(&["trace", "stats", path.to_str().unwrap(), "--format", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nope"));
+    let out = ftlsim(&["trace", "stats", dir.join("missing.csv").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let empty = dir.join("empty.csv");
+    std::fs::write(&empty, "").unwrap();
+    let out = ftlsim(&["trace", "stats", empty.to_str().unwrap(), "--format", "msr"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("empty.csv"));
+    let out = ftlsim(&["run", "--set", "workload.type=trace"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("workload.trace.path"));
+}
+
+#[test]
+fn footprint_larger_than_the_device_is_an_error_unless_compacted() {
+    let dir = temp_dir("footprint");
+    let path = dir.join("far.csv");
+    // Offsets far beyond a small device.
+    let text: String = (0..100u64)
+        .map(|i| {
+            format!(
+                "{},hm,0,Write,{},4096,10\n",
+                128166372000000000u64 + i,
+                (1u64 << 40) + i * 4096
+            )
+        })
+        .collect();
+    std::fs::write(&path, text).unwrap();
+    let path_set = format!("workload.trace.path={}", path.display());
+    let mut args = vec!["run", "--set", "workload.type=trace", "--set", &path_set];
+    args.extend(small_device());
+    let out = ftlsim(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    args.extend(["--set", "workload.trace.compact=true", "--json"]);
+    let out = ftlsim(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["host_write_pages"], 100);
+}
+
+/// The real traces in ../shared/traces, when present.
+#[test]
+fn real_traces_replay_when_present() {
+    let traces = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces");
+    if !traces.exists() {
+        eprintln!("skipping: {} not found", traces.display());
+        return;
+    }
+    let tpcc = traces.join("tpcc-small.trace");
+    let out = ftlsim(&[
+        "trace",
+        "stats",
+        tpcc.to_str().unwrap(),
+        "--format",
+        "disksim",
+        "--time-unit",
+        "ns",
+        "--json",
+    ]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["requests"], 6999);
+    let homes = traces.join("homes.replay.0");
+    let path_set = format!("workload.trace.path={}", homes.display());
+    let out = ftlsim(&[
+        "run",
+        "--json",
+        "--set",
+        "workload.type=trace",
+        "--set",
+        &path_set,
+        "--set",
+        "workload.trace.compact=true",
+        "--set",
+        "ftl.dedup=true",
+        "--set",
+        "device.blocks=64",
+        "--set",
+        "device.pages_per_block=16",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["host_write_pages"], 998);
+    assert!(
+        v["dedup_hit_pages"].as_u64().unwrap() > 0,
+        "FIU homes has duplicate content"
+    );
+}
