@@ -174,7 +174,7 @@ pub struct Simulation {
     warmup_pages: u64,
     measured: Measured,
     end_of_life: bool,
-    lookahead: [u64; LOOKAHEAD],
+    lookahead: [(u64, u64); LOOKAHEAD],
     lookahead_pos: usize,
     lookahead_primed: bool,
     /// The request source of a trace replay.
@@ -259,7 +259,7 @@ impl Simulation {
             warmup_pages,
             measured,
             end_of_life: false,
-            lookahead: [0; LOOKAHEAD],
+            lookahead: [(0, 0); LOOKAHEAD],
             lookahead_pos: 0,
             lookahead_primed: false,
             source: None,
@@ -375,8 +375,8 @@ impl Simulation {
         let mut written = 0u64;
         let request_pages = u64::from(self.generator.request_pages());
         while written < pages {
-            let start = if sequential_fill {
-                written
+            let (start, first_content) = if sequential_fill {
+                (written, 0)
             } else {
                 self.next_write()
             };
@@ -388,6 +388,8 @@ impl Simulation {
             for lpn in start..start + n {
                 let content = if sequential_fill {
                     self.generator.unique_content()
+                } else if lpn == start {
+                    first_content
                 } else {
                     self.generator.next_content()
                 };
@@ -403,23 +405,32 @@ impl Simulation {
         Ok(())
     }
 
-    /// The generator's next write start, drawn `LOOKAHEAD` requests early so
-    /// that its mapping entry is already on its way into cache when used.
-    /// The sequence of starts is exactly the generator's.
+    /// The generator's next write start and the content of its first page,
+    /// drawn `LOOKAHEAD` requests early so that what the write will touch is
+    /// already on its way into cache, in three stages: the map entry when
+    /// drawn; halfway, the sharing record it points to; near the end, the
+    /// dedup index slot of the content it will kill. The sequences of starts
+    /// and contents are exactly the generator's.
     #[inline]
-    fn next_write(&mut self) -> u64 {
+    fn next_write(&mut self) -> (u64, u64) {
         if !self.lookahead_primed {
             for slot in &mut self.lookahead {
-                *slot = self.generator.next_write();
-                self.ssd.prefetch(*slot);
+                *slot = (self.generator.next_write(), self.generator.next_content());
+                self.ssd.prefetch(slot.0);
+                self.ssd.prefetch_content(slot.1);
             }
             self.lookahead_primed = true;
         }
-        let upcoming = self.generator.next_write();
-        self.ssd.prefetch(upcoming);
-        let start = std::mem::replace(&mut self.lookahead[self.lookahead_pos], upcoming);
+        let upcoming = (self.generator.next_write(), self.generator.next_content());
+        self.ssd.prefetch(upcoming.0);
+        self.ssd.prefetch_content(upcoming.1);
+        let at = |ahead: usize| (self.lookahead_pos + ahead) % LOOKAHEAD;
+        self.ssd
+            .prefetch_mapped(self.lookahead[at(LOOKAHEAD / 2)].0);
+        self.ssd.prefetch_dying_content(self.lookahead[at(2)].0);
+        let next = std::mem::replace(&mut self.lookahead[self.lookahead_pos], upcoming);
         self.lookahead_pos = (self.lookahead_pos + 1) % LOOKAHEAD;
-        start
+        next
     }
 
     fn run_requests(
@@ -497,23 +508,29 @@ impl Simulation {
         let progress_every = (requests / 100).max(1);
         let mut written = 0u64;
         for i in 0..requests {
-            let (kind, lpn, pages) = match measured {
+            let (kind, lpn, pages, first_content) = match measured {
                 Measured::Pages(p) => {
-                    let start = self.next_write();
+                    let (start, content) = self.next_write();
                     let n = request_pages.min(p - written);
                     written += n;
-                    (RequestKind::Write, start, n as u32)
+                    (RequestKind::Write, start, n as u32, Some(content))
                 }
                 Measured::Requests(_) => {
                     let WorkItem { op, lpn, pages } = self.generator.next_request();
-                    (RequestKind::from(op), lpn, pages)
+                    (RequestKind::from(op), lpn, pages, None)
                 }
             };
             let generator = &mut self.generator;
             timer.submit(&mut self.ssd, kind, pages, None, |ssd| {
                 for p in lpn..lpn + u64::from(pages) {
                     match kind {
-                        RequestKind::Write => ssd.write_page(p, 0, generator.next_content())?,
+                        RequestKind::Write => {
+                            let content = match first_content {
+                                Some(c) if p == lpn => c,
+                                _ => generator.next_content(),
+                            };
+                            ssd.write_page(p, 0, content)?
+                        }
                         RequestKind::Read => {
                             ssd.read_page(p)?;
                         }

@@ -21,6 +21,7 @@
 //! Hence at most 12.2 bytes per physical page without content tracking.
 
 pub mod check;
+pub mod fingerprint_index;
 pub mod free_pool;
 pub mod frontier;
 pub mod remap;
@@ -204,7 +205,9 @@ impl Ssd {
             counters: Counters::default(),
             survival: options.survival.then(LogHistogram::default),
             ops: None,
-            sharing: cfg.sharing().then(|| Sharing::new(physical, cfg.ftl.dedup)),
+            sharing: cfg
+                .sharing()
+                .then(|| Sharing::new(physical, logical_pages as usize, cfg.ftl.dedup)),
         })
     }
 
@@ -643,7 +646,7 @@ impl Ssd {
 
 /// Starts loading `slice[index]` into cache without waiting for it.
 #[inline(always)]
-fn prefetch<T>(slice: &[T], index: usize) {
+pub(crate) fn prefetch<T>(slice: &[T], index: usize) {
     debug_assert!(index < slice.len());
     #[cfg(target_arch = "x86_64")]
     // SAFETY: prefetch is a hint; it never faults and the address is in bounds.

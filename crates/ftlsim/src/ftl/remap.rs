@@ -65,13 +65,15 @@ impl Ssd {
             let moving = self.l2p[s as usize];
             let old = self.l2p[d as usize];
             if self.sharing.is_some() {
+                // An LPN is on one reverse-map list at a time: dst leaves its
+                // old page first (if that is the moving page, src keeps it live).
+                if old.ppn != NONE {
+                    self.drop_ref(d, old.ppn);
+                }
                 self.add_ref(d, moving.ppn);
                 self.l2p[d as usize] = moving;
                 self.drop_ref(s, moving.ppn);
                 self.l2p[s as usize] = UNMAPPED;
-                if old.ppn != NONE {
-                    self.drop_ref(d, old.ppn);
-                }
             } else {
                 // One-to-one mapping: the page changes owner in place.
                 self.l2p[s as usize] = UNMAPPED;
@@ -98,14 +100,14 @@ impl Ssd {
             if old == shared {
                 continue;
             }
+            if old != NONE {
+                self.drop_ref(d, old);
+            }
             self.add_ref(d, shared);
             self.l2p[d as usize] = MapEntry {
                 ppn: shared,
                 written_at: now,
             };
-            if old != NONE {
-                self.drop_ref(d, old);
-            }
         }
         self.counters.clone_pages += len;
         Ok(())

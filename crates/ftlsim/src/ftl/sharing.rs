@@ -3,64 +3,70 @@
 //!
 //! A physical page may be mapped by several LPNs. One of them is kept in the
 //! page's OOB area (always a current mapper, so `l2p[oob[ppn]] == ppn` still
-//! identifies live pages); the others live in a reverse-map table. With
-//! dedup on, a fingerprint index finds a live page holding the same content,
-//! and a duplicate write only maps. A page dies when its count reaches zero.
+//! identifies live pages). The reverse map is a doubly linked list through
+//! the LPNs sharing a page, headed by the OOB LPN: an LPN maps one page at a
+//! time, so two flat per-LPN arrays (8 bytes per logical page) hold every
+//! list, adding and removing a sharer is O(1), and GC moving a page only
+//! re-points the LPNs on its list. With dedup on, a fingerprint index finds
+//! a live page holding the same content, and a duplicate write only maps. A
+//! page dies when its count reaches zero.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
+use super::fingerprint_index::FingerprintIndex;
 use super::frontier::GcPage;
 use super::{MapEntry, Ssd, UNMAPPED};
 use crate::error::SimError;
 use crate::flash::{BlockState, Lpn, Ppn, NONE};
 use crate::metrics::LogHistogram;
 
-/// Fingerprints are already uniform hashes: mixing them once more with a
-/// multiply is enough, and it is deterministic (std's default hasher is seeded).
-#[derive(Default, Clone, Copy)]
-pub struct FingerprintHasher(u64);
-
-impl Hasher for FingerprintHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (v ^ (v >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(u64::from(v));
-    }
-}
-
-pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FingerprintHasher>>;
-
-/// What travels with a shared page when GC migrates it.
-#[derive(Debug, Clone)]
+/// What travels with a shared page when GC migrates it (its LPN list stays
+/// where it is: it is keyed by LPN, not by page).
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct StagedShare {
     refs: u32,
     born: u32,
-    ever_shared: bool,
-    extras: Option<Vec<Lpn>>,
+}
+
+/// Per physical page: everything a reference drop touches, in one 16-byte
+/// record, so an overwrite costs one cache miss here rather than three.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C, align(16))]
+pub struct PageShare {
+    /// The page's content fingerprint (dedup index key).
+    pub fingerprint: u64,
+    /// LPNs mapping to the page (low 31 bits) and, in bit 31, whether the
+    /// page has ever been mapped by two or more LPNs (its survival class).
+    refs: u32,
+    /// Logical time the host programmed the page (GC copies keep it).
+    pub born: u32,
+}
+
+const EVER_SHARED: u32 = 1 << 31;
+
+impl PageShare {
+    /// LPNs mapping to the page.
+    #[inline]
+    pub fn refs(&self) -> u32 {
+        self.refs & !EVER_SHARED
+    }
+
+    /// Whether two or more LPNs have ever mapped the page.
+    #[inline]
+    pub fn ever_shared(&self) -> bool {
+        self.refs & EVER_SHARED != 0
+    }
 }
 
 #[derive(Debug, Clone)]
 pub struct Sharing {
-    /// LPNs mapping to each physical page.
-    pub(crate) refs: Vec<u32>,
-    /// Logical time the host programmed the page (GC copies keep it).
-    pub(crate) born: Vec<u32>,
-    /// Bit set when the page has ever been mapped by two or more LPNs.
-    pub(crate) ever_shared: Vec<u64>,
-    /// The reverse map beyond the OOB LPN.
-    pub(crate) extra_lpns: FastMap<Ppn, Vec<Lpn>>,
+    pub(crate) pages: Vec<PageShare>,
+    /// The reverse map: the next and previous LPN mapping the same page
+    /// (NONE at the ends; the head is the page's OOB LPN).
+    pub(crate) next_sharer: Vec<Lpn>,
+    pub(crate) prev_sharer: Vec<Lpn>,
+    /// LPNs on reverse-map lists beyond their page's OOB LPN.
+    pub(crate) extra_lpns: u64,
     /// Fingerprint → the live page holding it (dedup only).
-    pub(crate) index: Option<FastMap<u64, Ppn>>,
+    pub(crate) index: Option<FingerprintIndex>,
     pub survival_single: LogHistogram,
     pub survival_multi: LogHistogram,
     pub(crate) staged: Vec<StagedShare>,
@@ -72,51 +78,46 @@ fn bit(bits: &[u64], i: u32) -> bool {
 }
 
 #[inline]
-fn set_bit(bits: &mut [u64], i: u32, on: bool) {
-    let mask = 1u64 << (i % 64);
-    if on {
-        bits[(i / 64) as usize] |= mask;
-    } else {
-        bits[(i / 64) as usize] &= !mask;
-    }
+fn clear_bit(bits: &mut [u64], i: u32) {
+    bits[(i / 64) as usize] &= !(1u64 << (i % 64));
 }
 
 impl Sharing {
-    pub fn new(physical_pages: usize, dedup: bool) -> Self {
+    pub fn new(physical_pages: usize, logical_pages: usize, dedup: bool) -> Self {
         Self {
-            refs: crate::mem::filled_vec(physical_pages, 0),
-            born: crate::mem::filled_vec(physical_pages, 0),
-            ever_shared: vec![0; physical_pages.div_ceil(64)],
-            extra_lpns: FastMap::default(),
-            index: dedup.then(FastMap::default),
+            pages: crate::mem::filled_vec(physical_pages, PageShare::default()),
+            next_sharer: crate::mem::filled_vec(logical_pages, NONE),
+            prev_sharer: crate::mem::filled_vec(logical_pages, NONE),
+            extra_lpns: 0,
+            // Sized for a full device up front: growing a large index
+            // mid-run costs a long pause and double the memory.
+            index: dedup.then(|| FingerprintIndex::with_capacity(physical_pages)),
             survival_single: LogHistogram::default(),
             survival_multi: LogHistogram::default(),
             staged: Vec::new(),
         }
     }
 
-    /// Bytes of sharing state: per-page arrays, and the tables at their current size.
+    /// Bytes of sharing state: per-page records, the reverse map, the index.
     pub fn state_bytes(&self) -> usize {
-        let per_page = self.refs.len() * 4 + self.born.len() * 4 + self.ever_shared.len() * 8;
-        // A hash entry costs its key, value and control byte; a Vec its header and elements.
-        let reverse: usize = self
-            .extra_lpns
-            .values()
-            .map(|v| 4 + 24 + 1 + v.capacity() * 4)
-            .sum::<usize>();
-        let index = self
-            .index
-            .as_ref()
-            .map_or(0, |i| i.capacity() * (8 + 4 + 1));
+        let per_page = self.pages.len() * std::mem::size_of::<PageShare>();
+        let reverse =
+            (self.next_sharer.len() + self.prev_sharer.len()) * std::mem::size_of::<Lpn>();
+        let index = self.index.as_ref().map_or(0, FingerprintIndex::bytes);
         per_page + reverse + index
     }
 
+    /// Bytes of the reverse-map table alone.
+    pub fn reverse_map_bytes(&self) -> usize {
+        (self.next_sharer.len() + self.prev_sharer.len()) * std::mem::size_of::<Lpn>()
+    }
+
     pub fn reverse_map_entries(&self) -> usize {
-        self.extra_lpns.values().map(Vec::len).sum()
+        self.extra_lpns as usize
     }
 
     pub fn index_entries(&self) -> usize {
-        self.index.as_ref().map_or(0, FastMap::len)
+        self.index.as_ref().map_or(0, FingerprintIndex::len)
     }
 }
 
@@ -131,22 +132,39 @@ impl Ssd {
             return Vec::new();
         };
         let mut out = vec![owner];
-        if let Some(extra) = self.sharing.as_ref().and_then(|s| s.extra_lpns.get(&ppn)) {
-            out.extend_from_slice(extra);
+        if let Some(s) = &self.sharing {
+            let mut cursor = s.next_sharer[owner as usize];
+            while cursor != NONE {
+                out.push(cursor);
+                cursor = s.next_sharer[cursor as usize];
+            }
         }
         out
     }
 
-    /// `lpn` now maps to the live page `ppn` too.
+    /// `lpn` (mapping nothing now) maps to the live page `ppn` too.
     pub(crate) fn add_ref(&mut self, lpn: Lpn, ppn: Ppn) {
         let s = self.sharing.as_mut().expect("sharing on");
+        let p = ppn as usize;
         debug_assert!(
-            s.refs[ppn as usize] > 0,
+            s.pages[p].refs() > 0,
             "adding a reference to dead page {ppn}"
         );
-        s.refs[ppn as usize] += 1;
-        set_bit(&mut s.ever_shared, ppn, true);
-        s.extra_lpns.entry(ppn).or_default().push(lpn);
+        debug_assert!(
+            s.next_sharer[lpn as usize] == NONE && s.prev_sharer[lpn as usize] == NONE,
+            "LPN {lpn} is still on a reverse-map list"
+        );
+        s.pages[p].refs = (s.pages[p].refs + 1) | EVER_SHARED;
+        // Insert right after the head (the OOB LPN).
+        let head = self.oob_lpn[p];
+        let after = s.next_sharer[head as usize];
+        s.next_sharer[lpn as usize] = after;
+        s.prev_sharer[lpn as usize] = head;
+        if after != NONE {
+            s.prev_sharer[after as usize] = lpn;
+        }
+        s.next_sharer[head as usize] = lpn;
+        s.extra_lpns += 1;
     }
 
     /// `lpn` no longer maps to `ppn`; the page dies with its last reference.
@@ -154,39 +172,38 @@ impl Ssd {
         let now = self.now as u32;
         let s = self.sharing.as_mut().expect("sharing on");
         let p = ppn as usize;
-        debug_assert!(s.refs[p] > 0, "dropping a reference to dead page {ppn}");
-        s.refs[p] -= 1;
-        if s.refs[p] > 0 {
-            let extras = s
-                .extra_lpns
-                .get_mut(&ppn)
-                .expect("a shared page has extra LPNs");
-            if self.oob_lpn[p] == lpn {
-                // Keep a current mapper in the OOB slot.
-                self.oob_lpn[p] = extras.pop().expect("refs > 0 beyond the OOB LPN");
+        debug_assert!(
+            s.pages[p].refs() > 0,
+            "dropping a reference to dead page {ppn}"
+        );
+        s.pages[p].refs -= 1;
+        if s.pages[p].refs() > 0 {
+            let (before, after) = (s.prev_sharer[lpn as usize], s.next_sharer[lpn as usize]);
+            if before == NONE {
+                // The head leaves: its successor becomes the OOB LPN, so the
+                // OOB always holds a current mapper.
+                debug_assert_eq!(self.oob_lpn[p], lpn);
+                self.oob_lpn[p] = after;
             } else {
-                let at = extras
-                    .iter()
-                    .position(|&x| x == lpn)
-                    .expect("LPN is in the reverse map");
-                extras.swap_remove(at);
+                s.next_sharer[before as usize] = after;
             }
-            if extras.is_empty() {
-                s.extra_lpns.remove(&ppn);
+            if after != NONE {
+                s.prev_sharer[after as usize] = before;
             }
+            s.next_sharer[lpn as usize] = NONE;
+            s.prev_sharer[lpn as usize] = NONE;
+            s.extra_lpns -= 1;
             return;
         }
         debug_assert_eq!(self.oob_lpn[p], lpn, "last reference must be the OOB LPN");
-        let survival = u64::from(now.wrapping_sub(s.born[p]));
-        if bit(&s.ever_shared, ppn) {
+        let survival = u64::from(now.wrapping_sub(s.pages[p].born));
+        if s.pages[p].ever_shared() {
             s.survival_multi.record(survival);
         } else {
             s.survival_single.record(survival);
         }
-        if let (Some(index), Some(content)) = (s.index.as_mut(), self.content.as_ref()) {
-            if index.get(&content[p]) == Some(&ppn) {
-                index.remove(&content[p]);
-            }
+        if let Some(index) = s.index.as_mut() {
+            index.remove_if(s.pages[p].fingerprint, ppn);
         }
         if let Some(h) = &mut self.survival {
             h.record(survival);
@@ -202,7 +219,7 @@ impl Ssd {
         if self.blocks.state[b] == BlockState::Full {
             self.victims.on_invalidate(block, self.blocks.valid[b]);
         }
-        set_bit(&mut self.valid_bits, ppn, false);
+        clear_bit(&mut self.valid_bits, ppn);
     }
 
     /// The host write path with many-to-one mapping.
@@ -220,17 +237,18 @@ impl Ssd {
             .sharing
             .as_ref()
             .and_then(|s| s.index.as_ref())
-            .and_then(|i| i.get(&content))
-            .copied();
+            .and_then(|i| i.get(content));
         if let Some(target) = duplicate {
             // Same content is live already: map, program nothing.
             self.counters.dedup_hit_pages += 1;
             if target != old {
-                self.add_ref(lpn, target);
-                self.l2p[lpn as usize].ppn = target;
+                // Leave the old page's list before joining the target's (an
+                // LPN is on one list at a time); the target stays live.
                 if old != NONE {
                     self.drop_ref(lpn, old);
                 }
+                self.add_ref(lpn, target);
+                self.l2p[lpn as usize].ppn = target;
             }
             self.l2p[lpn as usize].written_at = now;
             return Ok(());
@@ -244,9 +262,11 @@ impl Ssd {
         self.program(ppn, lpn, content);
         self.log(super::FlashOp::Program { ppn, gc: false });
         let s = self.sharing.as_mut().expect("sharing on");
-        s.refs[ppn as usize] = 1;
-        s.born[ppn as usize] = now;
-        set_bit(&mut s.ever_shared, ppn, false);
+        s.pages[ppn as usize] = PageShare {
+            fingerprint: content,
+            refs: 1,
+            born: now,
+        };
         if let Some(index) = s.index.as_mut() {
             index.insert(content, ppn);
         }
@@ -270,38 +290,70 @@ impl Ssd {
         let now = self.now as u32;
         let s = self.sharing.as_mut().expect("sharing on");
         let p = ppn as usize;
-        let staged = StagedShare {
-            refs: s.refs[p],
-            born: s.born[p],
-            ever_shared: bit(&s.ever_shared, ppn),
-            extras: s.extra_lpns.remove(&ppn),
-        };
-        s.refs[p] = 0;
-        let page = GcPage {
-            refs: staged.refs,
-            age: u64::from(now.wrapping_sub(staged.born)),
-        };
-        s.staged.push(staged);
-        page
+        let page = s.pages[p];
+        // Keep the raw count: it carries the survival-class flag along.
+        s.staged.push(StagedShare {
+            refs: page.refs,
+            born: page.born,
+        });
+        s.pages[p].refs = 0;
+        GcPage {
+            refs: page.refs(),
+            age: u64::from(now.wrapping_sub(page.born)),
+        }
     }
 
     /// Re-attaches the `i`-th staged page's sharing state at its new home
-    /// `ppn`: every LPN that mapped to it now maps there.
+    /// `ppn`, whose OOB already holds the list head: every LPN on the list
+    /// now maps there.
     pub(crate) fn land_shared(&mut self, i: usize, ppn: Ppn, content: u64) {
         let s = self.sharing.as_mut().expect("sharing on");
-        let staged = &mut s.staged[i];
-        let p = ppn as usize;
-        s.refs[p] = staged.refs;
-        s.born[p] = staged.born;
-        set_bit(&mut s.ever_shared, ppn, staged.ever_shared);
-        if let Some(extras) = staged.extras.take() {
-            for &lpn in &extras {
-                self.l2p[lpn as usize].ppn = ppn;
-            }
-            s.extra_lpns.insert(ppn, extras);
+        let staged = s.staged[i];
+        s.pages[ppn as usize] = PageShare {
+            fingerprint: content,
+            refs: staged.refs,
+            born: staged.born,
+        };
+        let mut cursor = s.next_sharer[self.oob_lpn[ppn as usize] as usize];
+        while cursor != NONE {
+            self.l2p[cursor as usize].ppn = ppn;
+            cursor = s.next_sharer[cursor as usize];
         }
         if let Some(index) = s.index.as_mut() {
             index.insert(content, ppn);
+        }
+    }
+
+    /// Starts fetching the sharing record of the page `lpn` maps to (the
+    /// second stage of the write lookahead: the map entry was fetched earlier).
+    #[inline]
+    pub fn prefetch_mapped(&self, lpn: u64) {
+        if let (Some(s), Some(e)) = (&self.sharing, self.l2p.get(lpn as usize)) {
+            if e.ppn != NONE {
+                super::prefetch(&s.pages, e.ppn as usize);
+                // A shared page's drop checks whether the OOB LPN is the one leaving.
+                super::prefetch(&self.oob_lpn, e.ppn as usize);
+            }
+        }
+    }
+
+    /// Third stage of the write lookahead: the index slot of the content
+    /// that an overwrite of `lpn` will kill (its sharing record was fetched
+    /// by the second stage).
+    #[inline]
+    pub fn prefetch_dying_content(&self, lpn: u64) {
+        if let (Some(s), Some(e)) = (&self.sharing, self.l2p.get(lpn as usize)) {
+            if let (Some(index), true) = (&s.index, e.ppn != NONE) {
+                index.prefetch(s.pages[e.ppn as usize].fingerprint);
+            }
+        }
+    }
+
+    /// The index slot a write of `content` will probe.
+    #[inline]
+    pub fn prefetch_content(&self, content: u64) {
+        if let Some(index) = self.sharing.as_ref().and_then(|s| s.index.as_ref()) {
+            index.prefetch(content);
         }
     }
 
@@ -320,20 +372,21 @@ impl Ssd {
             return Ok(());
         };
         let fail = |m: String| Err(SimError::Invariant(m));
-        let mut mappers: FastMap<Ppn, u32> = FastMap::default();
+        let mut mappers = vec![0u32; self.geo.physical_pages() as usize];
         for e in &self.l2p {
             if e.ppn != NONE {
-                *mappers.entry(e.ppn).or_default() += 1;
+                mappers[e.ppn as usize] += 1;
             }
         }
         let mut live = 0usize;
+        let mut listed = 0u64;
         for ppn in 0..self.geo.physical_pages() as u32 {
             let p = ppn as usize;
-            let want = mappers.get(&ppn).copied().unwrap_or(0);
-            if s.refs[p] != want {
+            let want = mappers[p];
+            if s.pages[p].refs() != want {
                 return fail(format!(
                     "page {ppn}: reference count {} but {want} LPNs map to it",
-                    s.refs[p]
+                    s.pages[p].refs()
                 ));
             }
             if bit(&self.valid_bits, ppn) != (want > 0) {
@@ -342,34 +395,54 @@ impl Ssd {
                 ));
             }
             if want == 0 {
-                if s.extra_lpns.contains_key(&ppn) {
-                    return fail(format!("dead page {ppn} has a reverse-map entry"));
-                }
                 continue;
             }
             live += 1;
-            if self.l2p[self.oob_lpn[p] as usize].ppn != ppn {
+            let head = self.oob_lpn[p];
+            if self.l2p[head as usize].ppn != ppn || s.prev_sharer[head as usize] != NONE {
                 return fail(format!(
-                    "page {ppn}: OOB LPN {} does not map to it",
-                    self.oob_lpn[p]
+                    "page {ppn}: OOB LPN {head} does not map to it or is not a list head"
                 ));
             }
-            let extras = s.extra_lpns.get(&ppn).map_or(&[][..], Vec::as_slice);
-            if extras.len() as u32 + 1 != want {
+            // Walk the list: every member maps here, links agree both ways,
+            // and the length is the reference count (bounded by it, so a
+            // cycle cannot hang the checker).
+            let (mut members, mut cursor, mut before) = (1u32, s.next_sharer[head as usize], head);
+            while cursor != NONE {
+                members += 1;
+                if members > want {
+                    return fail(format!(
+                        "page {ppn}: reverse-map list longer than {want} references"
+                    ));
+                }
+                if self.l2p[cursor as usize].ppn != ppn || s.prev_sharer[cursor as usize] != before
+                {
+                    return fail(format!("page {ppn}: reverse map lists LPN {cursor} which maps elsewhere or is mislinked"));
+                }
+                (before, cursor) = (cursor, s.next_sharer[cursor as usize]);
+            }
+            if members != want {
                 return fail(format!(
-                    "page {ppn}: {} reverse-map entries for {want} references",
-                    extras.len()
+                    "page {ppn}: {members} LPNs on the reverse map for {want} references"
                 ));
             }
-            if let Some(&bad) = extras.iter().find(|&&l| self.l2p[l as usize].ppn != ppn) {
-                return fail(format!(
-                    "page {ppn}: reverse map lists LPN {bad} which maps elsewhere"
-                ));
+            listed += u64::from(members - 1);
+        }
+        if listed != s.extra_lpns {
+            return fail(format!(
+                "{listed} LPNs on reverse-map lists but {} counted",
+                s.extra_lpns
+            ));
+        }
+        for (lpn, e) in self.l2p.iter().enumerate() {
+            if e.ppn == NONE && (s.next_sharer[lpn] != NONE || s.prev_sharer[lpn] != NONE) {
+                return fail(format!("unmapped LPN {lpn} is still on a reverse-map list"));
             }
         }
         if let (Some(index), Some(content)) = (&s.index, &self.content) {
-            for (&fp, &ppn) in index {
-                if s.refs[ppn as usize] == 0 || content[ppn as usize] != fp {
+            for (fp, ppn) in index.iter() {
+                let page = s.pages[ppn as usize];
+                if page.refs() == 0 || content[ppn as usize] != fp || page.fingerprint != fp {
                     return fail(format!(
                         "index maps fingerprint {fp:#x} to page {ppn}, which is dead or differs"
                     ));
