@@ -93,6 +93,15 @@ impl Placement {
         }
     }
 
+    /// The frontiers GC copies can go to.
+    pub fn gc_destinations(self) -> &'static [usize] {
+        match self {
+            Placement::Shared => &[HOST],
+            Placement::Separate => &[GC],
+            Placement::Coldmap { .. } => &[GC, COLD],
+        }
+    }
+
     #[inline]
     pub fn host_frontier(self, _stream: u16) -> usize {
         HOST

@@ -578,7 +578,7 @@ impl Ssd {
         self.erase(victim);
         let mut staged = std::mem::take(&mut self.gc_buffer);
         for (i, page) in staged.iter().enumerate() {
-            let ppn = self.next_page(page.frontier as usize, false)?;
+            let ppn = self.next_page(self.gc_destination(page.frontier as usize), false)?;
             debug_assert_eq!(self.geo.block_of(self.l2p[page.lpn as usize].ppn), victim);
             self.program(ppn, page.lpn, page.content);
             self.log(FlashOp::Program { ppn, gc: true });
@@ -590,6 +590,25 @@ impl Ssd {
         staged.clear();
         self.gc_buffer = staged;
         Ok(())
+    }
+
+    /// Where a GC copy meant for `frontier` goes. With several GC
+    /// destinations (Coldmap's GC and cold frontiers) a victim could need a
+    /// new block for each while its erase freed only one; when the pool is
+    /// empty and the intended frontier is full, the copy goes to a
+    /// destination with room instead. One always has room: the block this
+    /// victim's copies opened holds more pages than the victim had valid.
+    #[inline]
+    fn gc_destination(&self, frontier: usize) -> usize {
+        if !self.pool.is_empty() || self.has_room(frontier) {
+            return frontier;
+        }
+        self.placement
+            .gc_destinations()
+            .iter()
+            .copied()
+            .find(|&f| self.has_room(f))
+            .unwrap_or(frontier)
     }
 
     fn erase(&mut self, block: u32) {
@@ -612,6 +631,38 @@ impl Ssd {
             self.blocks.state[b] = BlockState::Free;
             self.pool.insert(block, self.blocks.erase_count[b]);
         }
+    }
+
+    /// Valid pages of the next GC victim, when the policy can tell without
+    /// choosing (greedy); otherwise a full block, the worst case.
+    pub fn next_victim_valid_pages(&mut self) -> u32 {
+        self.victims
+            .peek_min_valid()
+            .unwrap_or(self.geo.pages_per_block)
+    }
+
+    /// Background GC: reclaims one victim if the free pool holds fewer than
+    /// `target_free` blocks and a victim would gain space. Returns whether it
+    /// reclaimed one. The timing model calls this while the device is idle.
+    pub fn collect_in_background(&mut self, target_free: u32) -> Result<bool, SimError> {
+        if self.pool.len() >= target_free {
+            return Ok(false);
+        }
+        let Some(victim) = self
+            .victims
+            .choose(&self.blocks, &mut self.gc_rng, self.now)
+        else {
+            return Ok(false);
+        };
+        if self.blocks.valid[victim as usize] == self.geo.pages_per_block {
+            // Nothing to gain now; leave it for later.
+            self.victims.insert(victim, &self.blocks);
+            return Ok(false);
+        }
+        self.reclaim(victim, Reclaim::Gc)?;
+        self.counters.background_gc_count += 1;
+        self.maybe_level_wear()?;
+        Ok(true)
     }
 
     /// Static wear leveling: every so often, when the erase-count gap exceeds
