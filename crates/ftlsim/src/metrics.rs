@@ -23,6 +23,8 @@ pub struct Counters {
     /// Blocks relocated by static wear leveling, and the pages that moved with them.
     pub wl_count: u64,
     pub wl_copy_pages: u64,
+    /// Victims reclaimed by background GC (also counted in `gc_count`).
+    pub background_gc_count: u64,
     /// Host page writes whose content was live already: mapped, not programmed.
     pub dedup_hit_pages: u64,
     /// Pages moved by `remap` and shared by `clone` requests.
@@ -47,6 +49,7 @@ impl Counters {
             erase_count: self.erase_count - earlier.erase_count,
             wl_count: self.wl_count - earlier.wl_count,
             wl_copy_pages: self.wl_copy_pages - earlier.wl_copy_pages,
+            background_gc_count: self.background_gc_count - earlier.background_gc_count,
             dedup_hit_pages: self.dedup_hit_pages - earlier.dedup_hit_pages,
             remap_pages: self.remap_pages - earlier.remap_pages,
             clone_pages: self.clone_pages - earlier.clone_pages,

@@ -40,6 +40,8 @@ pub struct Report {
     pub wl_copy_pages: u64,
     pub waf: f64,
     pub gc_count: u64,
+    /// Victims of `gc_count` reclaimed by background GC (timing model, idle time).
+    pub background_gc_count: u64,
     pub erase_count: u64,
     /// Per-block erase counts at the end of the run (the device's wear state).
     pub erase_max: u32,
@@ -682,6 +684,7 @@ impl Simulation {
             wl_copy_pages: m.wl_copy_pages,
             waf: m.waf(),
             gc_count: m.gc_count,
+            background_gc_count: m.background_gc_count,
             erase_count: m.erase_count,
             erase_max: wear.max,
             erase_min: wear.min,

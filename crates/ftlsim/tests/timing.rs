@@ -266,6 +266,58 @@ fn open_loop_follows_the_arrival_rate_until_the_device_saturates() {
     assert!(heavy.read_latency_us_p99.unwrap() > 10.0 * light.read_latency_us_p99.unwrap());
 }
 
+#[test]
+fn background_gc_uses_idle_time_and_shortens_the_write_tail() {
+    // Open loop random writes at a moderate rate: the device is often idle
+    // between arrivals, and with background GC on it reclaims then instead
+    // of in front of a host write.
+    let mut c = random_writes(0.2);
+    timing(&mut c).mode = TimingMode::Open;
+    timing(&mut c).arrival_rate_iops = Some(300.0);
+    let foreground = go(&c);
+    assert_eq!(foreground.background_gc_count, 0);
+    timing(&mut c).background_gc = true;
+    timing(&mut c).background_gc_free_blocks = Some(16);
+    let background = go(&c);
+    assert!(
+        background.background_gc_count > 0,
+        "idle time should have been used"
+    );
+    assert!(
+        background.background_gc_count * 2 > background.gc_count,
+        "most GC should move to idle time: {} of {}",
+        background.background_gc_count,
+        background.gc_count
+    );
+    // Writes stop waiting for GC: the mean and the tail drop. A victim is
+    // only started when its estimated work fits before the next arrival.
+    let (fg, bg) = (
+        foreground.write_latency_us_mean.unwrap(),
+        background.write_latency_us_mean.unwrap(),
+    );
+    eprintln!(
+        "WAF {:.3} -> {:.3}, write mean {fg:.0} -> {bg:.0} us, p99 {:.0} -> {:.0} us, background victims {} of {}",
+        foreground.waf,
+        background.waf,
+        foreground.write_latency_us_p99.unwrap(),
+        background.write_latency_us_p99.unwrap(),
+        background.background_gc_count,
+        background.gc_count
+    );
+    assert!(
+        bg < fg,
+        "write mean {bg} us with background GC vs {fg} us without"
+    );
+    assert!(
+        background.write_latency_us_p99.unwrap() < 0.5 * foreground.write_latency_us_p99.unwrap()
+    );
+    // Reclaiming early, with blocks held free, costs some WAF.
+    assert!(background.waf >= foreground.waf);
+    // Closed loop never idles: background GC never runs.
+    timing(&mut c).mode = TimingMode::Closed;
+    assert_eq!(go(&c).background_gc_count, 0);
+}
+
 fn config_error(c: &Config) -> String {
     match Simulation::new(c, &RunOptions::default()) {
         Err(SimError::Config(e)) => e.key,

@@ -302,6 +302,15 @@ impl VictimIndex {
         best
     }
 
+    /// Greedy only: the valid count of the block `choose` would return next.
+    pub fn peek_min_valid(&mut self) -> Option<u32> {
+        let b = self.buckets.as_mut()?;
+        while b.min_hint < b.head.len() && b.head[b.min_hint] == NONE {
+            b.min_hint += 1;
+        }
+        (b.min_hint < b.head.len()).then_some(b.min_hint as u32)
+    }
+
     /// For the invariant checker: is `block` indexed under `valid`?
     pub fn check_member(&self, block: u32, valid: u32) -> Result<(), String> {
         if let Some(b) = &self.buckets {

@@ -53,6 +53,13 @@ pub struct TimingConfig {
     pub speedup: f64,
     /// Requests per sample of the latency-over-time series. Absent: 1/100 of the measured window.
     pub series_window: Option<u64>,
+    /// Background GC: while the device is idle between arrivals (open
+    /// loop), reclaim victims until the free pool holds at least
+    /// `background_gc_free_blocks`. A victim's work is not preempted, so an
+    /// arrival during it waits.
+    pub background_gc: bool,
+    /// Free blocks background GC aims for. Absent: 1/64 of the blocks (at least 2).
+    pub background_gc_free_blocks: Option<u32>,
 }
 
 impl Default for TimingConfig {
@@ -70,6 +77,8 @@ impl Default for TimingConfig {
             arrival_rate_iops: None,
             speedup: 1.0,
             series_window: None,
+            background_gc: false,
+            background_gc_free_blocks: None,
         }
     }
 }
@@ -200,6 +209,14 @@ impl TimingConfig {
                 "timing.speedup",
                 format!("{} must be a positive number", self.speedup),
             ));
+        }
+        if let Some(target) = self.background_gc_free_blocks {
+            if target == 0 || target >= device.blocks {
+                return Err(ConfigError::new(
+                    "timing.background_gc_free_blocks",
+                    format!("{target} is outside [1, device.blocks)"),
+                ));
+            }
         }
         if self.series_window == Some(0) {
             return Err(ConfigError::new(

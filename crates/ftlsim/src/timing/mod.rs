@@ -93,6 +93,8 @@ pub struct Timer {
     rate_iops: Option<f64>,
     /// The first given arrival time since `reset`: the window's time origin.
     origin_ns: Option<u64>,
+    /// Free blocks background GC aims for while idle (None: off).
+    background_target: Option<u32>,
 }
 
 impl Timer {
@@ -132,6 +134,10 @@ impl Timer {
             seed: cfg.workload.seed,
             rate_iops,
             origin_ns: None,
+            background_target: t.background_gc.then(|| {
+                t.background_gc_free_blocks
+                    .unwrap_or((cfg.device.blocks / 64).max(2))
+            }),
         };
         timer.reset(100);
         Ok(timer)
@@ -206,6 +212,9 @@ impl Timer {
                 .into()),
             },
         };
+        if let (Some(target), Some(arrival)) = (self.background_target, arrival_at) {
+            self.collect_while_idle(ssd, target, arrival)?;
+        }
         let issue_at = self.replay.issue_at(arrival_at.unwrap_or(0));
         let arrival_at = arrival_at.unwrap_or(issue_at).min(issue_at);
         if let Err(e) = body(ssd) {
@@ -233,6 +242,45 @@ impl Timer {
     }
 
     /// The timing results since the last `reset`.
+    /// Runs background GC in the idle time before `arrival`: one victim at
+    /// a time, each starting when the device went idle, while the device is
+    /// still idle and the pool is below `target`. Bounded by the device's
+    /// block count per idle period.
+    fn collect_while_idle(
+        &mut self,
+        ssd: &mut Ssd,
+        target: u32,
+        arrival: u64,
+    ) -> Result<(), SimError> {
+        if self.replay.drained_at() > arrival {
+            return Ok(());
+        }
+        for _ in 0..ssd.geometry().blocks {
+            // Start a victim only if its work fits before the arrival: a
+            // victim is not preempted, and one that overran would delay the
+            // very request background GC is meant to spare.
+            let idle_from = self.engine.idle_at();
+            if idle_from.saturating_add(self.victim_estimate_ns(ssd.next_victim_valid_pages()))
+                > arrival
+                || !ssd.collect_in_background(target)?
+            {
+                break;
+            }
+            ssd.take_ops(&mut self.ops);
+            self.engine.schedule(&self.ops, idle_from);
+        }
+        Ok(())
+    }
+
+    /// Time to reclaim a victim with `valid` pages on an idle device: its
+    /// copies spread over the LUNs (read, two transfers, program each), then
+    /// the erase.
+    fn victim_estimate_ns(&self, valid: u32) -> u64 {
+        let p = &self.params;
+        let per_lun = u64::from(valid.div_ceil(p.luns()));
+        per_lun * (p.read_ns + p.program_ns + 2 * p.transfer_ns) + p.erase_ns
+    }
+
     pub fn summary(&mut self) -> TimingSummary {
         let now = self.replay.drained_at();
         self.stats.summary(now, &self.engine, self.page_bytes)
