@@ -281,6 +281,10 @@ pub struct WorkloadConfig {
     pub precondition: Precondition,
     /// Pages per request (aligned to this size for random workloads).
     pub request_pages: u32,
+    /// Mixed request sizes: when set, each request's size is drawn
+    /// uniformly from [request_pages, request_pages_max] pages (requests
+    /// start on request_pages boundaries and are cut at the span's end).
+    pub request_pages_max: Option<u32>,
     /// Logical pages the workload addresses, from LPN 0. Default: all of them.
     pub span: Option<Amount>,
     /// Share of written pages whose content repeats an earlier write's
@@ -312,6 +316,7 @@ impl Default for WorkloadConfig {
             trim_fraction: 0.0,
             precondition: Precondition::SequentialFill,
             request_pages: 1,
+            request_pages_max: None,
             span: None,
             dedup_fraction: 0.0,
             dedup_working_set: None,
@@ -548,6 +553,26 @@ impl Config {
                     format!(
                         "{} tables: must be at least 1 and at most the {slots} requests the span holds",
                         w.tables
+                    ),
+                ));
+            }
+        }
+        if let Some(max) = w.request_pages_max {
+            if max < w.request_pages {
+                return Err(ConfigError::new(
+                    "workload.request_pages_max",
+                    format!(
+                        "{max} is below workload.request_pages = {}",
+                        w.request_pages
+                    ),
+                ));
+            }
+            if u64::from(max) > self.span_pages() {
+                return Err(ConfigError::new(
+                    "workload.request_pages_max",
+                    format!(
+                        "{max} pages exceed the {} pages the workload addresses",
+                        self.span_pages()
                     ),
                 ));
             }

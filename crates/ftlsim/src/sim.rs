@@ -375,7 +375,6 @@ impl Simulation {
             return self.replay_source(pages, u64::MAX, phase, progress);
         }
         let mut written = 0u64;
-        let request_pages = u64::from(self.generator.request_pages());
         while written < pages {
             let (start, first_content) = if sequential_fill {
                 (written, 0)
@@ -385,7 +384,7 @@ impl Simulation {
             let n = if sequential_fill {
                 1
             } else {
-                request_pages.min(pages - written)
+                u64::from(self.generator.request_size(start)).min(pages - written)
             };
             for lpn in start..start + n {
                 let content = if sequential_fill {
@@ -511,9 +510,11 @@ impl Simulation {
         let mut written = 0u64;
         for i in 0..requests {
             let (kind, lpn, pages, first_content) = match measured {
+                // Mixed sizes can finish the page budget in fewer requests.
+                Measured::Pages(p) if written >= p => break,
                 Measured::Pages(p) => {
                     let (start, content) = self.next_write();
-                    let n = request_pages.min(p - written);
+                    let n = u64::from(self.generator.request_size(start)).min(p - written);
                     written += n;
                     (RequestKind::Write, start, n as u32, Some(content))
                 }

@@ -114,3 +114,25 @@ fn workload_span_larger_than_logical_space_is_rejected() {
     let e = c.validate().unwrap_err();
     assert_eq!(e.key, "workload.span");
 }
+
+#[test]
+fn mixed_request_sizes_cover_the_range_and_keep_the_page_budget() {
+    let mut c = small();
+    c.workload.writes = None;
+    c.workload.requests = Some(20_000);
+    c.workload.read_fraction = 0.5;
+    c.workload.request_pages = 2;
+    c.workload.request_pages_max = Some(16);
+    let r = run(&c, &RunOptions { check: true }, &mut |_| {}).unwrap();
+    let pages = r.host_write_pages + r.host_read_pages;
+    // Uniform sizes in [2, 16] average 9 pages (a few are cut at the span's end).
+    let mean = pages as f64 / 20_000.0;
+    assert!((mean - 9.0).abs() < 0.3, "mean request size {mean}");
+    // A page budget is met exactly even when sizes vary.
+    let mut c = small();
+    c.workload.request_pages_max = Some(7);
+    let r = run(&c, &RunOptions::default(), &mut |_| {}).unwrap();
+    assert_eq!(r.host_write_pages, 2 * r.logical_pages);
+    c.workload.request_pages_max = Some(0);
+    assert_eq!(c.validate().unwrap_err().key, "workload.request_pages_max");
+}

@@ -97,6 +97,10 @@ pub struct Generator {
     /// Present when pages carry content (dedup runs).
     content: Option<ContentSource>,
     request_pages: u32,
+    /// Mixed sizes: the largest request and the stream sizes are drawn from.
+    request_pages_max: u32,
+    span_pages: u64,
+    sizes: Xoshiro256PlusPlus,
     read_fraction: f64,
     trim_fraction: f64,
     rng: Xoshiro256PlusPlus,
@@ -168,6 +172,9 @@ impl Generator {
             pattern,
             content,
             request_pages: w.request_pages,
+            request_pages_max: w.request_pages_max.unwrap_or(w.request_pages),
+            span_pages: cfg.span_pages(),
+            sizes: rng::stream(w.seed, "sizes"),
             read_fraction: w.read_fraction,
             trim_fraction: w.trim_fraction,
             rng: rng::stream(w.seed, "workload"),
@@ -231,6 +238,21 @@ impl Generator {
         self.content.as_mut().map_or(0, ContentSource::unique)
     }
 
+    /// Pages of a request starting at `start`: `request_pages`, or a size
+    /// drawn uniformly up to `request_pages_max`, cut at the span's end.
+    #[inline]
+    pub fn request_size(&mut self, start: u64) -> u32 {
+        let size = if self.request_pages_max > self.request_pages {
+            self.sizes
+                .random_range(self.request_pages..=self.request_pages_max)
+        } else {
+            self.request_pages
+        };
+        u64::from(size)
+            .min(self.span_pages.saturating_sub(start))
+            .max(1) as u32
+    }
+
     /// The first page of the next write request.
     #[inline]
     pub fn next_write(&mut self) -> u64 {
@@ -252,10 +274,11 @@ impl Generator {
                 Op::Write
             }
         };
+        let lpn = self.next_write();
         WorkItem {
             op,
-            lpn: self.next_write(),
-            pages: self.request_pages,
+            lpn,
+            pages: self.request_size(lpn),
         }
     }
 }
