@@ -194,7 +194,7 @@ pub struct Simulation {
 }
 
 /// Write requests generated ahead of use (see `Simulation::next_write`).
-const LOOKAHEAD: usize = 8;
+const LOOKAHEAD: usize = 16;
 
 impl Simulation {
     /// Builds an erased device and the workload of a config (validated here).
@@ -426,9 +426,10 @@ impl Simulation {
         self.ssd.prefetch(upcoming.0);
         self.ssd.prefetch_content(upcoming.1);
         let at = |ahead: usize| (self.lookahead_pos + ahead) % LOOKAHEAD;
-        self.ssd
-            .prefetch_mapped(self.lookahead[at(LOOKAHEAD / 2)].0);
-        self.ssd.prefetch_dying_content(self.lookahead[at(2)].0);
+        let (lpn, content) = self.lookahead[at(LOOKAHEAD * 5 / 8)];
+        self.ssd.prefetch_mapped(lpn, content);
+        let (lpn, content) = self.lookahead[at(LOOKAHEAD / 4)];
+        self.ssd.prefetch_dying_content(lpn, content);
         let next = std::mem::replace(&mut self.lookahead[self.lookahead_pos], upcoming);
         self.lookahead_pos = (self.lookahead_pos + 1) % LOOKAHEAD;
         next

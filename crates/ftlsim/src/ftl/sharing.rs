@@ -324,16 +324,24 @@ impl Ssd {
         }
     }
 
-    /// Starts fetching the sharing record of the page `lpn` maps to (the
-    /// second stage of the write lookahead: the map entry was fetched earlier).
+    /// Second stage of the write lookahead (the map entry and the index slot
+    /// were fetched by the first): fetch the sharing record and OOB of the
+    /// page the write will leave, and of the page holding the same content
+    /// if there is one (a duplicate will join its reverse-map list).
     #[inline]
-    pub fn prefetch_mapped(&self, lpn: u64) {
-        if let (Some(s), Some(e)) = (&self.sharing, self.l2p.get(lpn as usize)) {
+    pub fn prefetch_mapped(&self, lpn: u64, content: u64) {
+        let Some(s) = &self.sharing else { return };
+        if let Some(e) = self.l2p.get(lpn as usize) {
             if e.ppn != NONE {
                 super::prefetch(&s.pages, e.ppn as usize);
-                // A shared page's drop checks whether the OOB LPN is the one leaving.
                 super::prefetch(&self.oob_lpn, e.ppn as usize);
             }
+        }
+        super::prefetch(&s.next_sharer, lpn as usize);
+        super::prefetch(&s.prev_sharer, lpn as usize);
+        if let Some(target) = s.index.as_ref().and_then(|i| i.get(content)) {
+            super::prefetch(&s.pages, target as usize);
+            super::prefetch(&self.oob_lpn, target as usize);
         }
     }
 
@@ -341,10 +349,15 @@ impl Ssd {
     /// that an overwrite of `lpn` will kill (its sharing record was fetched
     /// by the second stage).
     #[inline]
-    pub fn prefetch_dying_content(&self, lpn: u64) {
-        if let (Some(s), Some(e)) = (&self.sharing, self.l2p.get(lpn as usize)) {
-            if let (Some(index), true) = (&s.index, e.ppn != NONE) {
+    pub fn prefetch_dying_content(&self, lpn: u64, content: u64) {
+        let Some(s) = &self.sharing else { return };
+        if let (Some(index), Some(e)) = (&s.index, self.l2p.get(lpn as usize)) {
+            if e.ppn != NONE {
                 index.prefetch(s.pages[e.ppn as usize].fingerprint);
+            }
+            // A duplicate joins the list after its head: fetch the head's links.
+            if let Some(target) = index.get(content) {
+                super::prefetch(&s.next_sharer, self.oob_lpn[target as usize] as usize);
             }
         }
     }
