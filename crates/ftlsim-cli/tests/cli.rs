@@ -1,21 +1,8 @@
 //! The `ftlsim` binary end to end: outputs, determinism, and bad input.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
+use common::{ftlsim, temp_dir};
 
-fn ftlsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ftlsim"))
-        .args(args)
-        .output()
-        .expect("ftlsim runs")
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ftlsim-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 const SMALL: &[&str] = &[
     "--set",
@@ -69,7 +56,7 @@ fn json_has_the_contract_keys_and_is_deterministic() {
 
 #[test]
 fn example_config_runs_and_out_writes_every_file() {
-    let dir = temp_dir("out");
+    let dir = temp_dir("cli", "out");
     let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/basic.toml");
     let mut args = vec!["run", example, "--check", "--out", dir.to_str().unwrap()];
     args.extend_from_slice(SMALL);
@@ -158,7 +145,7 @@ fn bad_config_values_are_named() {
 
 #[test]
 fn bad_files_are_named() {
-    let dir = temp_dir("bad");
+    let dir = temp_dir("cli", "bad");
     let path = dir.join("broken.toml");
     std::fs::write(&path, "[device]\nblocks = 16\npages_per_block = [\n").unwrap();
     assert_rejected(&["run", path.to_str().unwrap()], "broken.toml:");

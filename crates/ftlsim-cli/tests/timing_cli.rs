@@ -1,22 +1,10 @@
 //! The timing model through the binary: the config contract (`timing.*` in
 //! files and with `--set`), the JSON keys, the table rows, the output files.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
+use common::{ftlsim, temp_dir};
 
-fn ftlsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ftlsim"))
-        .args(args)
-        .output()
-        .expect("ftlsim runs")
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ftlsim-timing-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use std::process::Output;
 
 const SMALL: &[&str] = &[
     "--set",
@@ -99,7 +87,7 @@ fn timing_keys_are_null_without_a_timing_section() {
 
 #[test]
 fn open_loop_from_a_file_with_table_and_outputs() {
-    let dir = temp_dir("open");
+    let dir = temp_dir("timing", "open");
     let config = dir.join("open.toml");
     std::fs::write(
         &config,

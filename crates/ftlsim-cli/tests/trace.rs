@@ -1,21 +1,9 @@
 //! `ftlsim trace` and trace replay through `ftlsim run`.
 
+mod common;
+use common::{ftlsim, temp_dir};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn ftlsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ftlsim"))
-        .args(args)
-        .output()
-        .expect("ftlsim runs")
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ftlsim-trace-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// An MSR Cambridge trace: 4 KiB writes cycling over 64 pages, and reads.
 fn write_msr(dir: &Path) -> PathBuf {
@@ -50,7 +38,7 @@ fn small_device() -> Vec<&'static str> {
 
 #[test]
 fn stats_json_has_the_contract_keys() {
-    let dir = temp_dir("stats");
+    let dir = temp_dir("trace-cli", "stats");
     let path = write_msr(&dir);
     let out = ftlsim(&["trace", "stats", path.to_str().unwrap(), "--json"]);
     assert!(
@@ -74,7 +62,7 @@ fn stats_json_has_the_contract_keys() {
 
 #[test]
 fn replay_runs_and_converted_native_trace_gives_the_same_result() {
-    let dir = temp_dir("replay");
+    let dir = temp_dir("trace-cli", "replay");
     let path = write_msr(&dir);
     let native = dir.join("small.ftlt");
     let out = ftlsim(&[
@@ -124,7 +112,7 @@ fn replay_runs_and_converted_native_trace_gives_the_same_result() {
 
 #[test]
 fn bad_traces_name_file_and_line() {
-    let dir = temp_dir("bad");
+    let dir = temp_dir("trace-cli", "bad");
     let path = dir.join("bad.csv");
     std::fs::write(
         &path,
@@ -178,7 +166,7 @@ fn bad_traces_name_file_and_line() {
 
 #[test]
 fn footprint_larger_than_the_device_is_an_error_unless_compacted() {
-    let dir = temp_dir("footprint");
+    let dir = temp_dir("trace-cli", "footprint");
     let path = dir.join("far.csv");
     // Offsets far beyond a small device.
     let text: String = (0..100u64)
