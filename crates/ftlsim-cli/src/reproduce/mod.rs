@@ -16,7 +16,7 @@ pub enum ReproduceCmd {
     /// refinement on a fio-like workload, TPC-C/sysbench/YCSB stand-ins and a
     /// real trace with content hashes (docs/coldmap.md).
     Coldmap {
-        /// A 1 GiB device instead of 16 GiB (CI; about 15 s).
+        /// A 1 GiB device instead of 16 GiB (CI; a few seconds).
         #[arg(long)]
         quick: bool,
         /// Print `{"workloads": {NAME: {VARIANT: report}}}` on stdout instead of the table.
