@@ -107,15 +107,7 @@ fn timed_case(
         queue_depth,
         ..TimingConfig::default()
     });
-    let mut sim = Simulation::new(&cfg, &RunOptions::default())?;
-    sim.precondition(&mut |_| {})?;
-    sim.warm_up(&mut |_| {})?;
-    let mut rates = Vec::with_capacity(segments);
-    for _ in 0..segments.max(1) {
-        let start = Instant::now();
-        sim.measure(&mut |_| {})?;
-        rates.push(sim.measured_units() as f64 / start.elapsed().as_secs_f64());
-    }
+    let (sim, rates) = steady_state_rates(&cfg, segments)?;
     let report = sim.finish()?;
     Ok(TimedBenchCase {
         name: format!(
@@ -131,6 +123,21 @@ fn timed_case(
         simulated_iops: report.iops.unwrap_or(0.0),
         write_latency_us_p99: report.write_latency_us_p99.unwrap_or(0.0),
     })
+}
+
+/// Fills and warms up a device, then times `segments` measured windows:
+/// units (pages or requests) per wall-clock second of each.
+fn steady_state_rates(cfg: &Config, segments: usize) -> Result<(Simulation, Vec<f64>)> {
+    let mut sim = Simulation::new(cfg, &RunOptions::default())?;
+    sim.precondition(&mut |_| {})?;
+    sim.warm_up(&mut |_| {})?;
+    let mut rates = Vec::with_capacity(segments);
+    for _ in 0..segments.max(1) {
+        let start = Instant::now();
+        sim.measure(&mut |_| {})?;
+        rates.push(sim.measured_units() as f64 / start.elapsed().as_secs_f64());
+    }
+    Ok((sim, rates))
 }
 
 /// Peak resident set size of this process (Linux VmHWM), if it can be read.
@@ -157,15 +164,7 @@ fn dedup_case(quick: bool, segments: usize) -> Result<BenchCase> {
     cfg.ftl.dedup = true;
     cfg.ftl.placement = ftlsim::config::PlacementName::Coldmap;
     cfg.workload.dedup_fraction = 0.3;
-    let mut sim = Simulation::new(&cfg, &RunOptions::default())?;
-    sim.precondition(&mut |_| {})?;
-    sim.warm_up(&mut |_| {})?;
-    let mut rates = Vec::with_capacity(segments);
-    for _ in 0..segments.max(1) {
-        let start = Instant::now();
-        sim.measure(&mut |_| {})?;
-        rates.push(sim.measured_units() as f64 / start.elapsed().as_secs_f64());
-    }
+    let (sim, rates) = steady_state_rates(&cfg, segments)?;
     let bytes = sim.ssd().state_bytes_per_physical_page();
     let report = sim.finish()?;
     Ok(BenchCase {
@@ -204,15 +203,7 @@ pub fn run_bench(
         let name = format!("uniform greedy {blocks} blocks x 256 pages, Sf {sf}");
         progress(&name);
         let cfg = device(blocks, 256, sf);
-        let mut sim = Simulation::new(&cfg, &RunOptions::default())?;
-        sim.precondition(&mut |_| {})?;
-        sim.warm_up(&mut |_| {})?;
-        let mut rates = Vec::with_capacity(segments);
-        for _ in 0..segments.max(1) {
-            let start = Instant::now();
-            sim.measure(&mut |_| {})?;
-            rates.push(sim.measured_units() as f64 / start.elapsed().as_secs_f64());
-        }
+        let (sim, rates) = steady_state_rates(&cfg, segments)?;
         let bytes = sim.ssd().state_bytes_per_physical_page();
         let report = sim.finish()?;
         cases.push(BenchCase {
