@@ -3,7 +3,6 @@
 mod common;
 use common::{ftlsim, temp_dir};
 
-
 const SMALL: &[&str] = &[
     "--set",
     "device.blocks=128",

@@ -104,6 +104,10 @@ pub struct FtlConfig {
     pub placement: PlacementName,
     /// Reference count from which GC sends a page to the cold zone.
     pub coldmap_threshold: u32,
+    /// Keep page bytes written with data (`Ssd::write_page_data`) and
+    /// confirm every fingerprint match byte for byte. Needs `dedup`; costs a
+    /// page of memory per live page, so it is for small devices and tests.
+    pub verify_content: bool,
 }
 
 impl Default for FtlConfig {
@@ -119,6 +123,7 @@ impl Default for FtlConfig {
             remap: false,
             placement: PlacementName::Normal,
             coldmap_threshold: 2,
+            verify_content: false,
         }
     }
 }
@@ -477,6 +482,12 @@ impl Config {
             return Err(ConfigError::new(
                 "ftl.placement",
                 "coldmap placement sorts pages by reference count: it needs ftl.dedup = true (or ftl.remap = true)",
+            ));
+        }
+        if f.verify_content && !f.dedup {
+            return Err(ConfigError::new(
+                "ftl.verify_content",
+                "verifies dedup matches: it needs ftl.dedup = true",
             ));
         }
         if f.coldmap_threshold < 2 {

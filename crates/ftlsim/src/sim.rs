@@ -111,6 +111,8 @@ pub struct Report {
     /// Reverse-map entries beyond the OOB LPN, fingerprint index entries,
     /// and the bytes of all sharing state at the end of the run.
     pub reverse_map_entries: Option<u64>,
+    /// Fingerprint matches whose bytes differed (`ftl.verify_content`).
+    pub fingerprint_collisions: Option<u64>,
     pub dedup_index_entries: Option<u64>,
     pub sharing_state_bytes: Option<u64>,
     #[serde(skip)]
@@ -736,6 +738,7 @@ impl Simulation {
             survival_multi_count: sharing.map(|s| s.survival_multi.count()),
             survival_multi_mean: sharing.map(|s| s.survival_multi.mean()),
             reverse_map_entries: sharing.map(|s| s.reverse_map_entries() as u64),
+            fingerprint_collisions: sharing.map(|s| s.fingerprint_collisions),
             dedup_index_entries: sharing.map(|s| s.index_entries() as u64),
             sharing_state_bytes: sharing.map(|s| s.state_bytes() as u64),
             series: std::mem::take(&mut self.recorder.rows),

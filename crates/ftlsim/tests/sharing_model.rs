@@ -213,3 +213,60 @@ fn duplicate_writes_program_nothing_and_shared_pages_list_every_lpn() {
     assert_eq!(s.survival_multi.count(), 1);
     ssd.check_invariants().unwrap();
 }
+
+#[test]
+fn verified_dedup_catches_fingerprint_collisions_across_gc() {
+    let mut c = device(PlacementName::Coldmap, true, GcPolicyName::Greedy);
+    c.ftl.verify_content = true;
+    let mut ssd = Ssd::new(
+        &c,
+        &SsdOptions {
+            track_content: true,
+            survival: false,
+        },
+    )
+    .unwrap();
+    let page = |tag: u8| vec![tag; 64];
+    // Same fingerprint, different bytes: a collision, programmed apart.
+    ssd.write_page_data_as(1, 0, 7, &page(b'a')).unwrap();
+    ssd.write_page_data_as(2, 0, 7, &page(b'b')).unwrap();
+    assert_eq!(ssd.sharing().unwrap().fingerprint_collisions, 1);
+    assert_ne!(ssd.lookup(1), ssd.lookup(2));
+    // Same fingerprint and bytes as the indexed page: deduplicated.
+    ssd.write_page_data_as(3, 0, 7, &page(b'a')).unwrap();
+    assert_eq!(ssd.lookup(3), ssd.lookup(1));
+    assert_eq!(ssd.counters.dedup_hit_pages, 1);
+    // Churn through many GC cycles; bytes follow their pages.
+    let mut model: HashMap<u64, Vec<u8>> =
+        HashMap::from([(1, page(b'a')), (2, page(b'b')), (3, page(b'a'))]);
+    for i in 0..20_000u64 {
+        let lpn = 10 + (i * 37) % 120;
+        // A few hundred distinct contents: some duplicates, plenty of programs.
+        let mut bytes = page(0);
+        bytes[..8].copy_from_slice(&(i % 400).to_le_bytes());
+        ssd.write_page_data(lpn, 0, &bytes).unwrap();
+        model.insert(lpn, bytes);
+        if i % 250 == 0 {
+            ssd.check_invariants().unwrap();
+        }
+    }
+    ssd.check_invariants().unwrap();
+    assert!(ssd.counters.gc_count > 0);
+    for (lpn, bytes) in &model {
+        assert_eq!(
+            ssd.read_page_data(*lpn),
+            Some(bytes.as_slice()),
+            "LPN {lpn}"
+        );
+    }
+    assert_eq!(
+        ftlsim::ftl::sharing::fingerprint_of_bytes(b"abc"),
+        ftlsim::ftl::sharing::fingerprint_of_bytes(b"abc")
+    );
+    assert_ne!(
+        ftlsim::ftl::sharing::fingerprint_of_bytes(b"abc"),
+        ftlsim::ftl::sharing::fingerprint_of_bytes(b"abd")
+    );
+    c.ftl.dedup = false;
+    assert_eq!(c.validate().unwrap_err().key, "ftl.verify_content");
+}

@@ -205,9 +205,14 @@ impl Ssd {
             counters: Counters::default(),
             survival: options.survival.then(LogHistogram::default),
             ops: None,
-            sharing: cfg
-                .sharing()
-                .then(|| Sharing::new(physical, logical_pages as usize, cfg.ftl.dedup)),
+            sharing: cfg.sharing().then(|| {
+                Sharing::new(
+                    physical,
+                    logical_pages as usize,
+                    cfg.ftl.dedup,
+                    cfg.ftl.verify_content,
+                )
+            }),
         })
     }
 

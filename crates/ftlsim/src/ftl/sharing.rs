@@ -20,10 +20,21 @@ use crate::metrics::LogHistogram;
 
 /// What travels with a shared page when GC migrates it (its LPN list stays
 /// where it is: it is keyed by LPN, not by page).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct StagedShare {
     refs: u32,
     born: u32,
+    /// Where the page was: the index is re-pointed only if it named this page.
+    from: Ppn,
+    data: Option<Box<[u8]>>,
+}
+
+/// A content fingerprint computed from page bytes: MurmurHash3 x64-128,
+/// folded to the 64 bits the FTL keys pages by.
+pub fn fingerprint_of_bytes(data: &[u8]) -> u64 {
+    let h = murmur3::murmur3_x64_128(&mut std::io::Cursor::new(data), 0)
+        .expect("reading from memory cannot fail");
+    (h as u64) ^ ((h >> 64) as u64)
 }
 
 /// Per physical page: everything a reference drop touches, in one 16-byte
@@ -70,6 +81,13 @@ pub struct Sharing {
     pub survival_single: LogHistogram,
     pub survival_multi: LogHistogram,
     pub(crate) staged: Vec<StagedShare>,
+    /// Page bytes of live pages, per PPN, when `ftl.verify_content` is on:
+    /// a fingerprint match is then confirmed byte for byte.
+    pub(crate) data: Option<Vec<Option<Box<[u8]>>>>,
+    /// Bytes of the page being written by `write_page_data`, for the write path.
+    pub(crate) pending_data: Option<Box<[u8]>>,
+    /// Fingerprint matches whose bytes differed (programmed as new pages).
+    pub fingerprint_collisions: u64,
 }
 
 #[inline]
@@ -83,7 +101,7 @@ fn clear_bit(bits: &mut [u64], i: u32) {
 }
 
 impl Sharing {
-    pub fn new(physical_pages: usize, logical_pages: usize, dedup: bool) -> Self {
+    pub fn new(physical_pages: usize, logical_pages: usize, dedup: bool, verify: bool) -> Self {
         Self {
             pages: crate::mem::filled_vec(physical_pages, PageShare::default()),
             next_sharer: crate::mem::filled_vec(logical_pages, NONE),
@@ -95,6 +113,9 @@ impl Sharing {
             survival_single: LogHistogram::default(),
             survival_multi: LogHistogram::default(),
             staged: Vec::new(),
+            data: verify.then(|| vec![None; physical_pages]),
+            pending_data: None,
+            fingerprint_collisions: 0,
         }
     }
 
@@ -140,6 +161,38 @@ impl Ssd {
             }
         }
         out
+    }
+
+    /// Writes one page with its bytes: the fingerprint is MurmurHash3 of
+    /// the bytes, and with `ftl.verify_content` a duplicate is confirmed by
+    /// comparing them (a collision is counted and programmed as a new page).
+    pub fn write_page_data(&mut self, lpn: u64, stream: u16, data: &[u8]) -> Result<(), SimError> {
+        self.write_page_data_as(lpn, stream, fingerprint_of_bytes(data), data)
+    }
+
+    /// Writes one page whose fingerprint is already known (a trace's hash)
+    /// together with its bytes.
+    pub fn write_page_data_as(
+        &mut self,
+        lpn: u64,
+        stream: u16,
+        fingerprint: u64,
+        data: &[u8],
+    ) -> Result<(), SimError> {
+        if let Some(s) = self.sharing.as_mut().filter(|s| s.data.is_some()) {
+            s.pending_data = Some(data.into());
+        }
+        let result = self.write_page(lpn, stream, fingerprint);
+        if let Some(s) = self.sharing.as_mut() {
+            s.pending_data = None;
+        }
+        result
+    }
+
+    /// The bytes an LPN holds, when content verification keeps them.
+    pub fn read_page_data(&self, lpn: u64) -> Option<&[u8]> {
+        let ppn = self.lookup(lpn)?;
+        self.sharing.as_ref()?.data.as_ref()?[ppn as usize].as_deref()
     }
 
     /// `lpn` (mapping nothing now) maps to the live page `ppn` too.
@@ -205,6 +258,9 @@ impl Ssd {
         if let Some(index) = s.index.as_mut() {
             index.remove_if(s.pages[p].fingerprint, ppn);
         }
+        if let Some(data) = s.data.as_mut() {
+            data[p] = None;
+        }
         if let Some(h) = &mut self.survival {
             h.record(survival);
         }
@@ -238,7 +294,25 @@ impl Ssd {
             .as_ref()
             .and_then(|s| s.index.as_ref())
             .and_then(|i| i.get(content));
-        if let Some(target) = duplicate {
+        // With verification on and both pages' bytes known, a fingerprint
+        // match must also be a byte match.
+        let collision = duplicate.is_some_and(|target| {
+            let s = self.sharing.as_ref().expect("sharing on");
+            match (
+                s.data.as_ref().and_then(|d| d[target as usize].as_deref()),
+                s.pending_data.as_deref(),
+            ) {
+                (Some(stored), Some(new)) => stored != new,
+                _ => false,
+            }
+        });
+        if collision {
+            self.sharing
+                .as_mut()
+                .expect("sharing on")
+                .fingerprint_collisions += 1;
+        }
+        if let Some(target) = duplicate.filter(|_| !collision) {
             // Same content is live already: map, program nothing.
             self.counters.dedup_hit_pages += 1;
             if target != old {
@@ -267,7 +341,11 @@ impl Ssd {
             refs: 1,
             born: now,
         };
-        if let Some(index) = s.index.as_mut() {
+        if let Some(data) = s.data.as_mut() {
+            data[ppn as usize] = s.pending_data.take();
+        }
+        // A colliding page is not indexed: the index keeps the page it had.
+        if let (Some(index), false) = (s.index.as_mut(), collision) {
             index.insert(content, ppn);
         }
         self.l2p[lpn as usize] = MapEntry {
@@ -295,6 +373,8 @@ impl Ssd {
         s.staged.push(StagedShare {
             refs: page.refs,
             born: page.born,
+            from: ppn,
+            data: s.data.as_mut().and_then(|d| d[p].take()),
         });
         s.pages[p].refs = 0;
         GcPage {
@@ -308,11 +388,15 @@ impl Ssd {
     /// now maps there.
     pub(crate) fn land_shared(&mut self, i: usize, ppn: Ppn, content: u64) {
         let s = self.sharing.as_mut().expect("sharing on");
-        let staged = s.staged[i];
+        let staged = &mut s.staged[i];
+        if let Some(data) = s.data.as_mut() {
+            data[ppn as usize] = staged.data.take();
+        }
+        let (from, refs, born) = (staged.from, staged.refs, staged.born);
         s.pages[ppn as usize] = PageShare {
             fingerprint: content,
-            refs: staged.refs,
-            born: staged.born,
+            refs,
+            born,
         };
         let mut cursor = s.next_sharer[self.oob_lpn[ppn as usize] as usize];
         while cursor != NONE {
@@ -320,7 +404,9 @@ impl Ssd {
             cursor = s.next_sharer[cursor as usize];
         }
         if let Some(index) = s.index.as_mut() {
-            index.insert(content, ppn);
+            if index.get(content) == Some(from) {
+                index.insert(content, ppn);
+            }
         }
     }
 
@@ -461,7 +547,21 @@ impl Ssd {
                     ));
                 }
             }
-            if index.len() != live {
+            // Every live page is indexed, except pages whose fingerprint
+            // collided with a different live page's (verification on).
+            let mut unindexed = 0usize;
+            for ppn in 0..self.geo.physical_pages() as u32 {
+                let page = s.pages[ppn as usize];
+                if page.refs() == 0 {
+                    continue;
+                }
+                match index.get(page.fingerprint) {
+                    Some(q) if q == ppn => {}
+                    Some(q) if s.data.is_some() && s.pages[q as usize].refs() > 0 => unindexed += 1,
+                    _ => return fail(format!("live page {ppn} is missing from the index")),
+                }
+            }
+            if index.len() + unindexed != live {
                 return fail(format!(
                     "{} index entries for {live} live pages",
                     index.len()
