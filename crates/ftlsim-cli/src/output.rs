@@ -198,47 +198,46 @@ pub fn write_outputs(dir: &Path, report: &Report) -> Result<()> {
     plot_waf(&dir.join("waf.svg"), &report.series, report.logical_pages)
 }
 
-/// WAF per window and cumulative measured WAF against host writes in drive writes.
-pub fn plot_waf(path: &Path, series: &[SeriesRow], logical_pages: u64) -> Result<()> {
-    let x = |r: &SeriesRow| r.host_write_pages as f64 / logical_pages.max(1) as f64;
-    let x_max = series.last().map_or(1.0, x).max(1e-9);
-    let y_max = series
-        .iter()
-        .map(|r| r.window_waf.max(r.measured_waf))
-        .fold(1.0f64, f64::max)
-        * 1.1;
+/// One line of a line chart.
+pub struct Line {
+    pub label: &'static str,
+    pub color: RGBColor,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// An SVG line chart from 0 to the largest x and y (y at least 1), with a
+/// legend; lines without points are left out.
+pub fn line_chart(
+    path: &Path,
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    lines: &[Line],
+) -> Result<()> {
+    let points = || lines.iter().flat_map(|l| l.points.iter());
+    let x_max = points().map(|p| p.0).fold(1e-9, f64::max);
+    let y_max = points().map(|p| p.1).fold(1.0f64, f64::max) * 1.1;
     let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
-    root.fill(&WHITE)
-        .map_err(|e| anyhow::anyhow!("plot {}: {e}", path.display()))?;
     let draw = || -> Result<(), Box<dyn std::error::Error + '_>> {
+        root.fill(&WHITE)?;
         let mut chart = ChartBuilder::on(&root)
-            .caption("WAF over time", ("sans-serif", 22))
+            .caption(title, ("sans-serif", 22))
             .margin(12)
             .x_label_area_size(40)
-            .y_label_area_size(50)
+            .y_label_area_size(60)
             .build_cartesian_2d(0.0..x_max, 0.0..y_max)?;
         chart
             .configure_mesh()
-            .x_desc("host writes (x logical capacity)")
-            .y_desc("WAF")
+            .x_desc(x_desc)
+            .y_desc(y_desc)
             .draw()?;
-        chart
-            .draw_series(LineSeries::new(
-                series.iter().map(|r| (x(r), r.window_waf)),
-                &BLUE,
-            ))?
-            .label("window WAF")
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE));
-        chart
-            .draw_series(LineSeries::new(
-                series
-                    .iter()
-                    .filter(|r| r.measured_waf > 0.0)
-                    .map(|r| (x(r), r.measured_waf)),
-                &RED,
-            ))?
-            .label("measured-window WAF")
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED));
+        for line in lines.iter().filter(|l| !l.points.is_empty()) {
+            let color = line.color;
+            chart
+                .draw_series(LineSeries::new(line.points.iter().copied(), &color))?
+                .label(line.label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+        }
         chart
             .configure_series_labels()
             .background_style(WHITE.mix(0.8))
@@ -248,4 +247,32 @@ pub fn plot_waf(path: &Path, series: &[SeriesRow], logical_pages: u64) -> Result
         Ok(())
     };
     draw().map_err(|e| anyhow::anyhow!("plot {}: {e}", path.display()))
+}
+
+/// WAF per window and cumulative measured WAF against host writes in drive writes.
+pub fn plot_waf(path: &Path, series: &[SeriesRow], logical_pages: u64) -> Result<()> {
+    let x = |r: &SeriesRow| r.host_write_pages as f64 / logical_pages.max(1) as f64;
+    let lines = [
+        Line {
+            label: "window WAF",
+            color: BLUE,
+            points: series.iter().map(|r| (x(r), r.window_waf)).collect(),
+        },
+        Line {
+            label: "measured-window WAF",
+            color: RED,
+            points: series
+                .iter()
+                .filter(|r| r.measured_waf > 0.0)
+                .map(|r| (x(r), r.measured_waf))
+                .collect(),
+        },
+    ];
+    line_chart(
+        path,
+        "WAF over time",
+        "host writes (x logical capacity)",
+        "WAF",
+        &lines,
+    )
 }

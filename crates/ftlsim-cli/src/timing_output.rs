@@ -6,7 +6,9 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use ftlsim::timing::{LatencyRow, TimingMode};
 use ftlsim::{Config, Report};
-use plotters::prelude::*;
+use plotters::prelude::{RGBColor, BLUE, CYAN, MAGENTA, RED};
+
+use crate::output::{line_chart, Line};
 
 fn latency(
     mean: Option<f64>,
@@ -129,53 +131,28 @@ type Pick = fn(&LatencyRow) -> Option<f64>;
 
 /// Mean and p99 latency of reads and writes per window against simulated time.
 pub fn plot_latency(path: &Path, series: &[LatencyRow]) -> Result<()> {
-    let x = |r: &LatencyRow| r.time_ns as f64 / 1e6;
-    let x_max = series.last().map_or(1.0, x).max(1e-9);
-    let lines: [(&str, RGBColor, Pick); 4] = [
+    let columns: [(&'static str, RGBColor, Pick); 4] = [
         ("write p99", RED, |r| r.write_latency_us_p99),
         ("write mean", MAGENTA, |r| r.write_latency_us_mean),
         ("read p99", BLUE, |r| r.read_latency_us_p99),
         ("read mean", CYAN, |r| r.read_latency_us_mean),
     ];
-    let y_max = series
-        .iter()
-        .flat_map(|r| lines.iter().filter_map(move |(_, _, f)| f(r)))
-        .fold(1.0f64, f64::max)
-        * 1.1;
-    let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
-    root.fill(&WHITE)
-        .map_err(|e| anyhow::anyhow!("plot {}: {e}", path.display()))?;
-    let draw = || -> Result<(), Box<dyn std::error::Error + '_>> {
-        let mut chart = ChartBuilder::on(&root)
-            .caption("Latency over time", ("sans-serif", 22))
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(60)
-            .build_cartesian_2d(0.0..x_max, 0.0..y_max)?;
-        chart
-            .configure_mesh()
-            .x_desc("simulated time (ms)")
-            .y_desc("latency (us)")
-            .draw()?;
-        for (label, color, f) in lines {
-            if series.iter().all(|r| f(r).is_none()) {
-                continue;
-            }
-            chart
-                .draw_series(LineSeries::new(
-                    series.iter().filter_map(|r| f(r).map(|y| (x(r), y))),
-                    &color,
-                ))?
-                .label(label)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
-        }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()?;
-        root.present()?;
-        Ok(())
-    };
-    draw().map_err(|e| anyhow::anyhow!("plot {}: {e}", path.display()))
+    let lines: Vec<Line> = columns
+        .into_iter()
+        .map(|(label, color, pick)| Line {
+            label,
+            color,
+            points: series
+                .iter()
+                .filter_map(|r| pick(r).map(|y| (r.time_ns as f64 / 1e6, y)))
+                .collect(),
+        })
+        .collect();
+    line_chart(
+        path,
+        "Latency over time",
+        "simulated time (ms)",
+        "latency (us)",
+        &lines,
+    )
 }

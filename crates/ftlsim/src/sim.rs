@@ -654,7 +654,12 @@ impl Simulation {
     /// The report of the measured window.
     pub fn finish(mut self) -> Result<Report, SimError> {
         let start = self.recorder.measure_start.unwrap_or_default();
-        if self.ssd.counters.host_write_pages > self.recorder.last.host_write_pages {
+        // A last, partial window: kept when it is at least half a window
+        // (a sliver of a window gives a WAF that is mostly noise) or when
+        // the measured phase has no sample yet.
+        let since = self.ssd.counters.host_write_pages - self.recorder.last.host_write_pages;
+        let measured_sampled = self.recorder.rows.iter().any(|r| r.phase == Phase::Measure);
+        if since > 0 && (2 * since >= self.recorder.window || !measured_sampled) {
             self.recorder.sample(&self.ssd, Phase::Measure)?;
         }
         let (cfg, ssd) = (&self.cfg, &self.ssd);
