@@ -416,6 +416,13 @@ impl Ssd {
     /// if there is one (a duplicate will join its reverse-map list).
     #[inline]
     pub fn prefetch_mapped(&self, lpn: u64, content: u64) {
+        // Every mode: the valid bit and block counters an overwrite updates.
+        if let Some(e) = self.l2p.get(lpn as usize) {
+            if e.ppn != NONE {
+                super::prefetch(&self.valid_bits, (e.ppn / 64) as usize);
+                super::prefetch(&self.blocks.valid, self.geo.block_of(e.ppn) as usize);
+            }
+        }
         let Some(s) = &self.sharing else { return };
         if let Some(e) = self.l2p.get(lpn as usize) {
             if e.ppn != NONE {
