@@ -23,8 +23,8 @@ use crate::error::{shorten, LineError};
 use crate::open::Format;
 use crate::record::{TraceOp, TraceRecord};
 use crate::text::{
-    check_count, check_end, check_length, looks_like_header, parse_time_ns, parse_u64,
-    sectors_to_bytes, split_sep, LineParser, Parsed,
+    check_count, check_end, check_length, classify_header, looks_like_header, parse_time_ns,
+    parse_u64, sectors_to_bytes, split_sep, LineParser, Parsed,
 };
 
 pub(crate) struct LibcachesimParser;
@@ -65,14 +65,7 @@ impl LineParser for LibcachesimParser {
         rec: &mut TraceRecord,
     ) -> Result<Parsed, LineError> {
         if first && looks_like_header(line) {
-            let squashed: String = line.chars().filter(|c| !c.is_whitespace()).collect();
-            return Ok(
-                if squashed.eq_ignore_ascii_case("version,time,op,size,lbn") {
-                    Parsed::KnownHeader
-                } else {
-                    Parsed::Header
-                },
-            );
+            return Ok(classify_header(line, "version,time,op,size,lbn"));
         }
         let mut f = [""; 5];
         let n = split_sep(line, ',', &mut f);

@@ -15,8 +15,8 @@ use crate::error::LineError;
 use crate::open::Format;
 use crate::record::{msr_device_id, TraceOp, TraceRecord};
 use crate::text::{
-    check_count, check_end, check_length, looks_like_header, parse_u64, split_sep, LineParser,
-    Parsed,
+    check_count, check_end, check_length, classify_header, looks_like_header, parse_u64, split_sep,
+    LineParser, Parsed,
 };
 
 /// The header some MSR re-distributions add.
@@ -42,12 +42,7 @@ impl LineParser for MsrParser {
         rec: &mut TraceRecord,
     ) -> Result<Parsed, LineError> {
         if first && looks_like_header(line) {
-            let squashed: String = line.chars().filter(|c| !c.is_whitespace()).collect();
-            return Ok(if squashed.eq_ignore_ascii_case(KNOWN_HEADER) {
-                Parsed::KnownHeader
-            } else {
-                Parsed::Header
-            });
+            return Ok(classify_header(line, KNOWN_HEADER));
         }
         let mut f = [""; 7];
         let n = split_sep(line, ',', &mut f);

@@ -13,8 +13,8 @@ use crate::error::{shorten, LineError};
 use crate::open::Format;
 use crate::record::{TraceOp, TraceRecord};
 use crate::text::{
-    check_count, check_end, check_length, looks_like_header, parse_time_ns, parse_u32, parse_u64,
-    sectors_to_bytes, split_sep, LineParser, Parsed,
+    check_count, check_end, check_length, classify_header, looks_like_header, parse_time_ns,
+    parse_u32, parse_u64, sectors_to_bytes, split_sep, LineParser, Parsed,
 };
 
 pub(crate) struct TencentParser;
@@ -37,14 +37,10 @@ impl LineParser for TencentParser {
         rec: &mut TraceRecord,
     ) -> Result<Parsed, LineError> {
         if first && looks_like_header(line) {
-            let squashed: String = line.chars().filter(|c| !c.is_whitespace()).collect();
-            return Ok(
-                if squashed.eq_ignore_ascii_case("timestamp,offset,size,iotype,volumeid") {
-                    Parsed::KnownHeader
-                } else {
-                    Parsed::Header
-                },
-            );
+            return Ok(classify_header(
+                line,
+                "timestamp,offset,size,iotype,volumeid",
+            ));
         }
         let mut f = [""; 5];
         let n = split_sep(line, ',', &mut f);

@@ -514,6 +514,17 @@ pub(crate) fn check_end(
 /// True for a first line that is a column header rather than data: it
 /// starts with an ASCII letter (every data line of the CSV-like formats
 /// starts with a number).
+/// A first line that looks like a header: the format's own header (spaces
+/// ignored, any case), or some other header line.
+pub(crate) fn classify_header(line: &str, known: &str) -> Parsed {
+    let squashed: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+    if squashed.eq_ignore_ascii_case(known) {
+        Parsed::KnownHeader
+    } else {
+        Parsed::Header
+    }
+}
+
 pub(crate) fn looks_like_header(line: &str) -> bool {
     line.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
 }
