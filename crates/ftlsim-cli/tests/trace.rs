@@ -222,6 +222,16 @@ fn real_traces_replay_when_present() {
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["requests"], 6999);
+    // The example config replays the TPC-C sample (its path is relative to the repository root).
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ftlsim"))
+        .args(["run", "examples/trace.toml", "--json"])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["host_write_pages"], 20 * 7995);
     let homes = traces.join("homes.replay.0");
     let path_set = format!("workload.trace.path={}", homes.display());
     let out = ftlsim(&[
