@@ -90,12 +90,33 @@ fn progress_bar(total: u64) -> ProgressBar {
     bar
 }
 
+/// Refuses a device whose simulator state would not fit in the memory this
+/// machine has available (an allocation failure would abort the process).
+fn check_memory(cfg: &ftlsim::Config) -> Result<()> {
+    let need = cfg.estimated_state_bytes();
+    let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        let line = m.lines().find(|l| l.starts_with("MemAvailable:"))?;
+        line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kib| kib * 1024)
+    });
+    if let Some(available) = available.filter(|&a| need > a) {
+        anyhow::bail!(
+            "device.blocks = {} x device.pages_per_block = {} needs about {:.1} GiB of simulator state, more than the {:.1} GiB of memory available",
+            cfg.device.blocks,
+            cfg.device.pages_per_block,
+            need as f64 / f64::from(1u32 << 30),
+            available as f64 / f64::from(1u32 << 30)
+        );
+    }
+    Ok(())
+}
+
 /// Runs a config: synthetic workloads in the core, traces through the trace crate.
 fn simulate(
     cfg: &ftlsim::Config,
     check: bool,
     progress: &mut dyn FnMut(ftlsim::Progress),
 ) -> Result<ftlsim::Report> {
+    check_memory(cfg)?;
     let options = ftlsim::RunOptions { check };
     if cfg.workload.kind != ftlsim::config::WorkloadType::Trace {
         return Ok(ftlsim::run(cfg, &options, progress)?);

@@ -393,6 +393,24 @@ impl Config {
         }
     }
 
+    /// Simulator state the device will allocate, in bytes (mapping, OOB,
+    /// valid bits, block table; content and sharing state when on), so a
+    /// front end can refuse a device that cannot fit in memory.
+    pub fn estimated_state_bytes(&self) -> u64 {
+        let (physical, logical) = (self.physical_pages(), self.logical_pages());
+        let mut bytes = logical * 8 + physical * 4 + physical / 8 + u64::from(self.device.blocks) * 48;
+        if self.ftl.dedup {
+            bytes += physical * 8; // content fingerprints
+        }
+        if self.sharing() {
+            bytes += physical * 16 + logical * 8; // sharing records, reverse-map links
+        }
+        if self.ftl.dedup {
+            bytes += (physical * 2).next_power_of_two() * 16; // fingerprint index
+        }
+        bytes
+    }
+
     /// Many-to-one mapping is on (reference counts, reverse map).
     pub fn sharing(&self) -> bool {
         self.ftl.dedup || self.ftl.remap
