@@ -96,7 +96,11 @@ fn check_memory(cfg: &ftlsim::Config) -> Result<()> {
     let need = cfg.estimated_state_bytes();
     let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
         let line = m.lines().find(|l| l.starts_with("MemAvailable:"))?;
-        line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kib| kib * 1024)
+        line.split_whitespace()
+            .nth(1)?
+            .parse::<u64>()
+            .ok()
+            .map(|kib| kib * 1024)
     });
     if let Some(available) = available.filter(|&a| need > a) {
         anyhow::bail!(

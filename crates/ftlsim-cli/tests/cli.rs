@@ -132,7 +132,13 @@ fn bad_config_values_are_named() {
     // A device whose state would not fit in memory (about 300 GiB with dedup):
     // refused up front instead of aborting in an allocation.
     assert_rejected(
-        &["run", "--set", "device.blocks=16700000", "--set", "ftl.dedup=true"],
+        &[
+            "run",
+            "--set",
+            "device.blocks=16700000",
+            "--set",
+            "ftl.dedup=true",
+        ],
         "memory available",
     );
     // A device whose spare space cannot hold one reclaimable block.

@@ -229,7 +229,11 @@ fn real_traces_replay_when_present() {
         .current_dir(&root)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["host_write_pages"], 20 * 7995);
     let homes = traces.join("homes.replay.0");

@@ -398,7 +398,8 @@ impl Config {
     /// front end can refuse a device that cannot fit in memory.
     pub fn estimated_state_bytes(&self) -> u64 {
         let (physical, logical) = (self.physical_pages(), self.logical_pages());
-        let mut bytes = logical * 8 + physical * 4 + physical / 8 + u64::from(self.device.blocks) * 48;
+        let mut bytes =
+            logical * 8 + physical * 4 + physical / 8 + u64::from(self.device.blocks) * 48;
         if self.ftl.dedup {
             bytes += physical * 8; // content fingerprints
         }
