@@ -103,9 +103,11 @@ pub fn summary_table(cfg: &Config, r: &Report) -> String {
         (
             "estimated lifetime",
             match (r.lifetime_host_write_bytes, r.lifetime_drive_writes) {
-                (Some(b), Some(dw)) => {
-                    format!("{} of host writes ({dw:.0} drive writes)", human_bytes(b))
-                }
+                (Some(b), Some(dw)) => format!(
+                    "{} of host writes ({dw:.0} drive writes, even wear; {} by the most-worn block)",
+                    human_bytes(b),
+                    opt(r.lifetime_worst_block_drive_writes.map(|w| format!("{w:.0}")))
+                ),
                 _ => "unbounded (no P/E limit or no erases)".to_string(),
             },
         ),
