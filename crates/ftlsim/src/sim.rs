@@ -62,9 +62,9 @@ pub struct Report {
     /// The same in full logical-capacity writes.
     pub lifetime_drive_writes: Option<f64>,
     /// Lifetime without even wear: full drive writes until the most-worn
-    /// block reaches the P/E limit, at its wear rate over the whole run
-    /// (all host writes so far / its erase count). Placement that spreads
-    /// or concentrates wear shows here; null without a P/E limit or erases.
+    /// block reaches the P/E limit, if wear keeps the spread it has now
+    /// (the even-wear lifetime × mean / max erase count). Placement that
+    /// spreads or concentrates wear shows here; null without a P/E limit or erases.
     pub lifetime_worst_block_drive_writes: Option<f64>,
     pub end_of_life: bool,
     pub retired_blocks: u32,
@@ -712,12 +712,9 @@ impl Simulation {
             survival_p999: survival.map(|s| s.p999),
             lifetime_host_write_bytes: lifetime_pages.map(|p| p * f64::from(cfg.device.page_bytes)),
             lifetime_drive_writes: lifetime_pages.map(|p| p / logical as f64),
-            lifetime_worst_block_drive_writes: (cfg.device.pe_cycle_limit > 0 && wear.max > 0)
-                .then(|| {
-                    ssd.counters.host_write_pages as f64 / logical as f64
-                        * f64::from(cfg.device.pe_cycle_limit)
-                        / f64::from(wear.max)
-                }),
+            lifetime_worst_block_drive_writes: lifetime_pages
+                .filter(|_| wear.max > 0)
+                .map(|p| p / logical as f64 * wear.mean / f64::from(wear.max)),
             end_of_life: self.end_of_life,
             retired_blocks: ssd.retired_blocks(),
             free_blocks: ssd.free_blocks(),
