@@ -45,8 +45,10 @@ impl Geometry {
         self.channels * self.luns_per_channel
     }
 
-    /// Blocks are striped across planes, then LUNs, then channels, so that
-    /// consecutive block numbers land on different parallel units.
+    /// A block-level placement on the hierarchy: blocks striped across
+    /// planes, then LUNs, then channels. The timing model does not use it: it
+    /// treats a block as a superblock striped page by page over all LUNs
+    /// (`timing::engine`), so a frontier's consecutive pages use every LUN.
     pub fn lun_of_block(&self, block: u32) -> u32 {
         (block / self.planes_per_lun) % self.luns()
     }
