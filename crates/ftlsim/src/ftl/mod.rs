@@ -278,7 +278,6 @@ impl Ssd {
             return self.write_page_shared(lpn, stream, content);
         }
         self.now += 1;
-        self.counters.host_write_pages += 1;
         let old = self.l2p[lpn as usize];
         if old.ppn != NONE {
             // Unmap before allocating: GC must not migrate the page this write kills.
@@ -287,6 +286,8 @@ impl Ssd {
         }
         let frontier = self.placement.host_frontier(stream);
         let ppn = self.next_page(frontier, true)?;
+        // Counted once it has a page: a write refused at end of life is not a host write.
+        self.counters.host_write_pages += 1;
         self.program(ppn, lpn, content);
         self.log(FlashOp::Program { ppn, gc: false });
         self.l2p[lpn as usize] = MapEntry {
@@ -527,9 +528,14 @@ impl Ssd {
         debug_assert_eq!(self.blocks.state[v], BlockState::Full);
         let valid = self.blocks.valid[v];
         let erases_after = self.blocks.erase_count[v] + 1;
-        if self.pe_limit > 0
-            && erases_after >= self.pe_limit
-            && self.geo.blocks - self.retired - 1 < self.min_usable_blocks
+        // A victim that retires at this erase does not return to the pool, so
+        // its valid pages must fit in what is left: room in the GC
+        // destinations plus free blocks. Otherwise stop here, before anything
+        // changes, rather than erase live data with nowhere to put it.
+        let retires = self.pe_limit > 0 && erases_after >= self.pe_limit;
+        if retires
+            && (self.geo.blocks - self.retired - 1 < self.min_usable_blocks
+                || self.gc_room_pages() < u64::from(valid))
         {
             self.victims.insert(victim, &self.blocks);
             return Err(SimError::EndOfLife {
@@ -595,6 +601,21 @@ impl Ssd {
         staged.clear();
         self.gc_buffer = staged;
         Ok(())
+    }
+
+    /// Pages GC could program without a block from its victim: free room in
+    /// the GC destination frontiers plus every free block.
+    fn gc_room_pages(&self) -> u64 {
+        let ppb = self.geo.pages_per_block;
+        let open: u64 = self
+            .placement
+            .gc_destinations()
+            .iter()
+            .map(|&f| self.frontiers[f].block)
+            .filter(|&b| b != NONE)
+            .map(|b| u64::from(ppb - self.blocks.write_ptr[b as usize]))
+            .sum();
+        open + u64::from(self.pool.len()) * u64::from(ppb)
     }
 
     /// Where a GC copy meant for `frontier` goes. With several GC

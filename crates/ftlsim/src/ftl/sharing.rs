@@ -286,7 +286,6 @@ impl Ssd {
         content: u64,
     ) -> Result<(), SimError> {
         self.now += 1;
-        self.counters.host_write_pages += 1;
         let now = self.now as u32;
         let old = self.l2p[lpn as usize].ppn;
         let duplicate = self
@@ -315,6 +314,7 @@ impl Ssd {
         if let Some(target) = duplicate.filter(|_| !collision) {
             // Same content is live already: map, program nothing.
             self.counters.dedup_hit_pages += 1;
+            self.counters.host_write_pages += 1;
             if target != old {
                 // Leave the old page's list before joining the target's (an
                 // LPN is on one list at a time); the target stays live.
@@ -333,6 +333,8 @@ impl Ssd {
         }
         let frontier = self.placement.host_frontier(stream);
         let ppn = self.next_page(frontier, true)?;
+        // Counted once it has a page: a write refused at end of life is not a host write.
+        self.counters.host_write_pages += 1;
         self.program(ppn, lpn, content);
         self.log(super::FlashOp::Program { ppn, gc: false });
         let s = self.sharing.as_mut().expect("sharing on");
