@@ -5,6 +5,7 @@
 use ftlsim::config::{
     Amount, Config, FrontierMode, GcPolicyName, PlacementName, Precondition, WorkloadType,
 };
+use ftlsim::timing::{TimingConfig, TimingMode};
 use ftlsim::{run, RunOptions, SimError};
 use proptest::prelude::*;
 
@@ -48,7 +49,8 @@ fn config() -> impl Strategy<Value = Config> {
         any::<u64>(),
         any::<bool>(),
     );
-    (device, ftl, workload).prop_map(|(d, f, w)| {
+    let timing = prop::option::of((any::<bool>(), 1u32..64, any::<bool>(), 1u32..4, 1u32..4));
+    (device, ftl, workload, timing).prop_map(|(d, f, w, t)| {
         let mut c = Config::default();
         (
             c.device.blocks,
@@ -84,6 +86,21 @@ fn config() -> impl Strategy<Value = Config> {
         } else {
             c.workload.writes = Some(Amount::Capacity(3.0));
         }
+        if let Some((open, queue_depth, background_gc, channels, luns)) = t {
+            c.timing = Some(TimingConfig {
+                mode: if open {
+                    TimingMode::Open
+                } else {
+                    TimingMode::Closed
+                },
+                arrival_rate_iops: Some(5_000.0),
+                queue_depth,
+                background_gc,
+                channels: Some(channels),
+                luns_per_channel: Some(luns),
+                ..TimingConfig::default()
+            });
+        }
         c
     })
 }
@@ -95,6 +112,7 @@ proptest! {
     fn any_config_ends_in_a_report_or_a_clear_error(c in config()) {
         match run(&c, &RunOptions { check: true }, &mut |_| {}) {
             Ok(r) => {
+                prop_assert_eq!(r.iops.is_some(), c.timing.is_some());
                 prop_assert!(r.waf == 0.0 || r.waf >= 1.0 || c.ftl.dedup, "WAF {} below 1 without dedup", r.waf);
                 if r.end_of_life {
                     prop_assert!(c.device.pe_cycle_limit > 0);
