@@ -379,7 +379,7 @@ impl Simulation {
         progress: &mut dyn FnMut(Progress),
     ) -> Result<(), SimError> {
         if self.source.is_some() && !sequential_fill {
-            return self.replay_source(pages, u64::MAX, phase, progress);
+            return self.replay_source(pages, u64::MAX, phase, None, progress);
         }
         let mut written = 0u64;
         while written < pages {
@@ -448,7 +448,7 @@ impl Simulation {
         progress: &mut dyn FnMut(Progress),
     ) -> Result<(), SimError> {
         if self.source.is_some() {
-            return self.replay_source(u64::MAX, requests, Phase::Measure, progress);
+            return self.replay_source(u64::MAX, requests, Phase::Measure, None, progress);
         }
         let progress_every = (requests / 100).max(1);
         for i in 0..requests {
@@ -512,7 +512,7 @@ impl Simulation {
                 Measured::Pages(p) => (p, u64::MAX),
                 Measured::Requests(r) => (u64::MAX, r),
             };
-            return self.run_timed_source(timer, pages, requests, progress);
+            return self.replay_source(pages, requests, Phase::Measure, Some(timer), progress);
         }
         let progress_every = (requests / 100).max(1);
         let mut written = 0u64;
@@ -568,46 +568,6 @@ impl Simulation {
         Ok(())
     }
 
-    /// `replay_source` through the timing model: in open loop each request
-    /// arrives at its trace time (from the window's first request on).
-    fn run_timed_source(
-        &mut self,
-        timer: &mut Timer,
-        max_write_pages: u64,
-        max_requests: u64,
-        progress: &mut dyn FnMut(Progress),
-    ) -> Result<(), SimError> {
-        let (mut written, mut requests) = (0u64, 0u64);
-        while written < max_write_pages && requests < max_requests {
-            let Some(req) = self.next_source_request()? else {
-                self.source_exhausted = true;
-                break;
-            };
-            requests += 1;
-            let kind = match req.op {
-                SourceOp::Write => RequestKind::Write,
-                SourceOp::Read => RequestKind::Read,
-                SourceOp::Trim => RequestKind::Trim,
-                SourceOp::Flush => RequestKind::Flush,
-            };
-            let generator = &mut self.generator;
-            let result = timer.submit(&mut self.ssd, kind, req.pages, Some(req.time_ns), |ssd| {
-                apply_source_request(ssd, generator, &req)
-            });
-            if req.op == SourceOp::Write {
-                written += u64::from(req.pages);
-            }
-            self.source_spare.push(req);
-            result?;
-            if self.recorder.due(&self.ssd) {
-                self.done += self.recorder.window;
-                self.recorder.sample(&self.ssd, Phase::Measure)?;
-                self.report_progress(Phase::Measure, progress);
-            }
-        }
-        Ok(())
-    }
-
     /// The next source request, read `LOOKAHEAD` requests early so that its
     /// map entry is in cache when it runs. `None` at the end of the source.
     fn next_source_request(&mut self) -> Result<Option<SourceRequest>, SimError> {
@@ -626,12 +586,15 @@ impl Simulation {
     }
 
     /// Replays source requests until `max_write_pages` host pages were
-    /// written, `max_requests` requests ran, or the source ends.
+    /// written, `max_requests` requests ran, or the source ends; through the
+    /// timing model when `timer` is given (in open loop each request arrives
+    /// at its trace time, counted from the window's first request).
     fn replay_source(
         &mut self,
         max_write_pages: u64,
         max_requests: u64,
         phase: Phase,
+        mut timer: Option<&mut Timer>,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<(), SimError> {
         let (mut written, mut requests) = (0u64, 0u64);
@@ -641,7 +604,23 @@ impl Simulation {
                 break;
             };
             requests += 1;
-            let result = apply_source_request(&mut self.ssd, &mut self.generator, &req);
+            let generator = &mut self.generator;
+            let result = match timer.as_deref_mut() {
+                None => apply_source_request(&mut self.ssd, generator, &req),
+                Some(timer) => {
+                    let kind = match req.op {
+                        SourceOp::Write => RequestKind::Write,
+                        SourceOp::Read => RequestKind::Read,
+                        SourceOp::Trim => RequestKind::Trim,
+                        SourceOp::Flush => RequestKind::Flush,
+                    };
+                    timer
+                        .submit(&mut self.ssd, kind, req.pages, Some(req.time_ns), |ssd| {
+                            apply_source_request(ssd, generator, &req)
+                        })
+                        .map(|_| ())
+                }
+            };
             if req.op == SourceOp::Write {
                 written += u64::from(req.pages);
             }
