@@ -9,12 +9,12 @@
 //!
 //! A first line starting with a letter is taken as a header and skipped.
 
-use crate::error::{shorten, LineError};
+use crate::error::LineError;
 use crate::open::Format;
-use crate::record::{TraceOp, TraceRecord};
+use crate::record::TraceRecord;
 use crate::text::{
     check_count, check_end, check_length, classify_header, looks_like_header, parse_time_ns,
-    parse_u32, parse_u64, split_sep, LineParser, Parsed,
+    parse_u32, parse_u64, read_or_write, split_sep, LineParser, Parsed,
 };
 
 pub(crate) struct AlibabaParser;
@@ -46,18 +46,7 @@ impl LineParser for AlibabaParser {
         let n = split_sep(line, ',', &mut f);
         check_count(n, 5, 5)?;
         rec.device = Some(parse_u32(1, "device_id", f[0])?);
-        rec.op = match f[1] {
-            "R" | "r" => TraceOp::Read,
-            "W" | "w" => TraceOp::Write,
-            other => {
-                return Err(LineError::UnknownOpcode {
-                    field: 2,
-                    name: "opcode",
-                    value: shorten(other),
-                    expected: "R or W",
-                })
-            }
-        };
+        rec.op = read_or_write(2, "opcode", f[1], "R or W")?;
         rec.offset_bytes = parse_u64(3, "offset", f[2])?;
         rec.length_bytes = check_length(4, "length", f[3], parse_u64(4, "length", f[3])?)?;
         check_end(3, "offset", f[2], rec.offset_bytes, rec.length_bytes)?;

@@ -19,11 +19,12 @@
 use crate::error::{shorten, LineError};
 use crate::open::Format;
 use crate::record::{
-    combine_fingerprints, fnv1a64, mkdev, TraceOp, TraceRecord, FINGERPRINT_PAGE_BYTES,
+    combine_fingerprints, fnv1a64, mkdev, TraceRecord, FINGERPRINT_PAGE_BYTES,
     MAX_FINGERPRINTS_PER_RECORD, SECTOR_BYTES,
 };
 use crate::text::{
-    check_end, check_length, hex128, parse_u32, parse_u64, sectors_to_bytes, LineParser, Parsed,
+    check_end, check_length, hex128, parse_u32, parse_u64, read_or_write, sectors_to_bytes,
+    LineParser, Parsed,
 };
 
 const SECTORS_PER_FP_PAGE: u64 = FINGERPRINT_PAGE_BYTES / SECTOR_BYTES;
@@ -73,18 +74,7 @@ impl LineParser for FiuParser {
             sectors_to_bytes(5, "size_sectors", f[4], sectors)?,
         )?;
         check_end(4, "lba_sector", f[3], rec.offset_bytes, rec.length_bytes)?;
-        rec.op = match f[5] {
-            "R" | "r" => TraceOp::Read,
-            "W" | "w" => TraceOp::Write,
-            other => {
-                return Err(LineError::UnknownOpcode {
-                    field: 6,
-                    name: "R/W",
-                    value: shorten(other),
-                    expected: "R or W",
-                })
-            }
-        };
+        rec.op = read_or_write(6, "R/W", f[5], "R or W")?;
         let major = parse_u32(7, "major", f[6])?;
         let minor = parse_u32(8, "minor", f[7])?;
         rec.device = Some(

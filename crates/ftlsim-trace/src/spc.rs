@@ -10,12 +10,12 @@
 //! Extra trailing fields are ignored. A first line starting with a letter
 //! is taken as a header and skipped.
 
-use crate::error::{shorten, LineError};
+use crate::error::LineError;
 use crate::open::Format;
-use crate::record::{TraceOp, TraceRecord};
+use crate::record::TraceRecord;
 use crate::text::{
     check_count, check_end, check_length, looks_like_header, parse_time_ns, parse_u32, parse_u64,
-    sectors_to_bytes, split_sep, LineParser, Parsed,
+    read_or_write, sectors_to_bytes, split_sep, LineParser, Parsed,
 };
 
 pub(crate) struct SpcParser;
@@ -48,18 +48,7 @@ impl LineParser for SpcParser {
         rec.offset_bytes = sectors_to_bytes(2, "LBA", f[1], lba)?;
         rec.length_bytes = check_length(3, "Size", f[2], parse_u64(3, "Size", f[2])?)?;
         check_end(2, "LBA", f[1], rec.offset_bytes, rec.length_bytes)?;
-        rec.op = match f[3] {
-            "r" | "R" => TraceOp::Read,
-            "w" | "W" => TraceOp::Write,
-            other => {
-                return Err(LineError::UnknownOpcode {
-                    field: 4,
-                    name: "Opcode",
-                    value: shorten(other),
-                    expected: "r or w",
-                })
-            }
-        };
+        rec.op = read_or_write(4, "Opcode", f[3], "r or w")?;
         rec.time_ns = parse_time_ns(5, "Timestamp", f[4], 1_000_000_000)?;
         Ok(Parsed::Record)
     }

@@ -7,7 +7,7 @@ use std::io::BufRead;
 
 use crate::error::{shorten, LineError, TraceError};
 use crate::open::{Format, TraceReader};
-use crate::record::{TraceRecord, MAX_REQUEST_BYTES, SECTOR_BYTES};
+use crate::record::{TraceOp, TraceRecord, MAX_REQUEST_BYTES, SECTOR_BYTES};
 
 /// Longest accepted line: 4 MiB (an FIU line with per-sector MD5s for a
 /// 64 MiB request). Longer lines are reported as errors, not buffered.
@@ -309,6 +309,26 @@ pub(crate) fn split_ws<'a, const N: usize>(line: &'a str, out: &mut [&'a str; N]
         n += 1;
     }
     n
+}
+
+/// A one-letter read/write opcode, either case (`R`/`r`, `W`/`w`).
+/// `expected` is how the format spells it in the error message.
+pub(crate) fn read_or_write(
+    field: usize,
+    name: &'static str,
+    value: &str,
+    expected: &'static str,
+) -> Result<TraceOp, LineError> {
+    match value {
+        "R" | "r" => Ok(TraceOp::Read),
+        "W" | "w" => Ok(TraceOp::Write),
+        other => Err(LineError::UnknownOpcode {
+            field,
+            name,
+            value: shorten(other),
+            expected,
+        }),
+    }
 }
 
 /// Checks the field count: at least `min`, at most `max`.
