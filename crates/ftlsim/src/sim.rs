@@ -362,6 +362,22 @@ impl Simulation {
         })
     }
 
+    /// Takes a time-series sample when one is due, counting the window as
+    /// progress (phases whose work is measured in host page writes).
+    #[inline]
+    fn sample_if_due(
+        &mut self,
+        phase: Phase,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(), SimError> {
+        if self.recorder.due(&self.ssd) {
+            self.done += self.recorder.window;
+            self.recorder.sample(&self.ssd, phase)?;
+            self.report_progress(phase, progress);
+        }
+        Ok(())
+    }
+
     fn report_progress(&self, phase: Phase, progress: &mut dyn FnMut(Progress)) {
         progress(Progress {
             phase,
@@ -404,11 +420,7 @@ impl Simulation {
                 self.ssd.write_page(lpn, 0, content)?;
             }
             written += n;
-            if self.recorder.due(&self.ssd) {
-                self.done += self.recorder.window;
-                self.recorder.sample(&self.ssd, phase)?;
-                self.report_progress(phase, progress);
-            }
+            self.sample_if_due(phase, progress)?;
         }
         Ok(())
     }
@@ -626,11 +638,7 @@ impl Simulation {
             }
             self.source_spare.push(req);
             result?;
-            if self.recorder.due(&self.ssd) {
-                self.done += self.recorder.window;
-                self.recorder.sample(&self.ssd, phase)?;
-                self.report_progress(phase, progress);
-            }
+            self.sample_if_due(phase, progress)?;
         }
         Ok(())
     }
