@@ -354,4 +354,9 @@ fn bad_timing_config_names_the_key() {
     let mut c = device();
     timing(&mut c).speedup = 0.0;
     assert_eq!(config_error(&c), "timing.speedup");
+    for target in [0, 1024] {
+        let mut c = device();
+        timing(&mut c).background_gc_free_blocks = Some(target);
+        assert_eq!(config_error(&c), "timing.background_gc_free_blocks");
+    }
 }
