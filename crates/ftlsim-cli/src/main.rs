@@ -1,12 +1,7 @@
 //! `ftlsim`: the command-line front of the ftlsim library.
 
-mod bench;
-mod load;
-mod output;
 mod reproduce;
-mod timing_output;
 mod trace_cmd;
-mod validate;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -77,7 +72,7 @@ enum Command {
     },
 }
 
-fn progress_bar(total: u64) -> ProgressBar {
+pub(crate) fn progress_bar(total: u64) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
@@ -88,60 +83,6 @@ fn progress_bar(total: u64) -> ProgressBar {
             .progress_chars("=> "),
     );
     bar
-}
-
-/// Refuses a device whose simulator state would not fit in the memory this
-/// machine has available (an allocation failure would abort the process).
-fn check_memory(cfg: &ftlsim::Config) -> Result<()> {
-    let need = cfg.estimated_state_bytes();
-    let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
-        let line = m.lines().find(|l| l.starts_with("MemAvailable:"))?;
-        line.split_whitespace()
-            .nth(1)?
-            .parse::<u64>()
-            .ok()
-            .map(|kib| kib * 1024)
-    });
-    if let Some(available) = available.filter(|&a| need > a) {
-        anyhow::bail!(
-            "device.blocks = {} x device.pages_per_block = {} needs about {:.1} GiB of simulator state, more than the {:.1} GiB of memory available",
-            cfg.device.blocks,
-            cfg.device.pages_per_block,
-            need as f64 / f64::from(1u32 << 30),
-            available as f64 / f64::from(1u32 << 30)
-        );
-    }
-    Ok(())
-}
-
-/// Runs a config: synthetic workloads in the core, traces through the trace crate.
-fn simulate(
-    cfg: &ftlsim::Config,
-    check: bool,
-    progress: &mut dyn FnMut(ftlsim::Progress),
-) -> Result<ftlsim::Report> {
-    check_memory(cfg)?;
-    let options = ftlsim::RunOptions { check };
-    if cfg.workload.kind != ftlsim::config::WorkloadType::Trace {
-        return Ok(ftlsim::run(cfg, &options, progress)?);
-    }
-    let (source, skipped) = trace_cmd::open_source(cfg)?;
-    let mut sim = ftlsim::Simulation::with_source(cfg, &options, source)?;
-    sim.precondition(progress)?;
-    sim.warm_up(progress)?;
-    sim.measure(progress)?;
-    if skipped.get() > 0 {
-        eprintln!(
-            "ftlsim: {}: skipped {} bad lines",
-            cfg.workload.trace.path,
-            skipped.get()
-        );
-    }
-    if sim.source_exhausted() && (cfg.workload.writes.is_some() || cfg.workload.requests.is_some())
-    {
-        eprintln!("ftlsim: the trace ended before workload.writes/requests were reached");
-    }
-    Ok(sim.finish()?)
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -157,11 +98,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             out,
             check,
         } => {
-            let cfg = load::load_config(config.as_deref(), &sets)?;
+            let cfg = ftlsim_run::load::load_config(config.as_deref(), &sets)?;
             eprintln!("ftlsim: seed {}", cfg.workload.seed);
             let bar = progress_bar(100);
             let started = std::time::Instant::now();
-            let report = simulate(&cfg, check, &mut |p| {
+            let report = ftlsim_run::simulate(&cfg, check, &mut |p| {
                 bar.set_length(p.total.max(1));
                 bar.set_position(p.done.min(p.total));
                 bar.set_message(format!("{:?}", p.phase).to_lowercase());
@@ -175,16 +116,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if json {
                 println!("{}", serde_json::to_string(&report)?);
             } else {
-                print!("{}", output::summary_table(&cfg, &report));
+                print!("{}", ftlsim_run::output::summary_table(&cfg, &report));
             }
             if let Some(dir) = out {
-                output::write_outputs(&dir, &report)?;
+                ftlsim_run::output::write_outputs(&dir, &report)?;
                 eprintln!("ftlsim: wrote {}", dir.display());
             }
             Ok(ExitCode::SUCCESS)
         }
         Command::Validate { quick, json } => {
-            let results = validate::run_validation(quick, &mut |i, n, name| {
+            let results = ftlsim_run::validate::run_validation(quick, &mut |i, n, name| {
                 if std::io::stderr().is_terminal() {
                     eprint!("\r\x1b[K[{}/{n}] {name}", i + 1);
                 }
@@ -198,7 +139,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     serde_json::to_string(&serde_json::json!({ "cases": results }))?
                 );
             } else {
-                print!("{}", validate::render(&results));
+                print!("{}", ftlsim_run::validate::render(&results));
             }
             Ok(if results.iter().all(|r| r.pass) {
                 ExitCode::SUCCESS
@@ -212,11 +153,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             segments,
             json,
         } => {
-            let report = bench::run_bench(quick, segments, &mut |name| eprintln!("bench: {name}"))?;
+            let report = ftlsim_run::bench::run_bench(quick, segments, &mut |name| {
+                eprintln!("bench: {name}")
+            })?;
             if json {
                 println!("{}", serde_json::to_string(&report)?);
             } else {
-                print!("{}", bench::render(&report));
+                print!("{}", ftlsim_run::bench::render(&report));
             }
             Ok(ExitCode::SUCCESS)
         }

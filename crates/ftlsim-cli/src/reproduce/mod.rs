@@ -1,14 +1,11 @@
-//! `ftlsim reproduce`: experiments that reproduce a paper. Each one is data
-//! (a config per workload under `examples/`, variants as key overrides) plus
-//! the code that runs the grid and presents it next to the paper's numbers.
-
-pub mod coldmap;
+//! `ftlsim reproduce`: the clap side of the experiments in `ftlsim_run::reproduce`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Subcommand;
+use ftlsim_run::reproduce::coldmap;
 
 #[derive(Subcommand)]
 pub enum ReproduceCmd {
@@ -38,21 +35,43 @@ pub enum ReproduceCmd {
 }
 
 pub fn run(cmd: ReproduceCmd) -> Result<ExitCode> {
-    match cmd {
-        ReproduceCmd::Coldmap {
-            quick,
-            json,
-            out,
-            sets,
-            only,
-            traces,
-        } => coldmap::command(&coldmap::Options {
-            quick,
-            json,
-            out,
-            sets,
-            only,
-            traces,
-        }),
+    let ReproduceCmd::Coldmap {
+        quick,
+        json,
+        out,
+        sets,
+        only,
+        traces,
+    } = cmd;
+    let opts = coldmap::Options {
+        quick,
+        json,
+        out,
+        sets,
+        only,
+        traces,
+    };
+    let started = std::time::Instant::now();
+    let bar = crate::progress_bar(1);
+    let results = coldmap::run_experiment(&opts, &mut |p| {
+        bar.set_length(p.total as u64);
+        bar.set_position(p.done as u64);
+        bar.set_message(p.label.to_string());
+    })?;
+    bar.finish_and_clear();
+    eprintln!(
+        "ftlsim: {} runs in {:.1} s",
+        results.iter().map(|w| w.variants.len()).sum::<usize>(),
+        started.elapsed().as_secs_f64()
+    );
+    if opts.json {
+        println!("{}", serde_json::to_string(&coldmap::to_json(&results)?)?);
+    } else {
+        print!("{}", coldmap::render(&results, opts.quick));
     }
+    if let Some(dir) = &opts.out {
+        coldmap::write_outputs(dir, &results, opts.quick)?;
+        eprintln!("ftlsim: wrote {}", dir.display());
+    }
+    Ok(ExitCode::SUCCESS)
 }

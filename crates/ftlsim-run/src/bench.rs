@@ -57,12 +57,12 @@ fn trace_replay_case(segments: usize) -> Result<Vec<f64>> {
         seed: 7,
         ..ftlsim_trace::FioDedupeOptions::default()
     };
-    crate::trace_cmd::generate(&path, opts, 4096)?;
+    crate::trace_source::generate(&path, opts, 4096)?;
     cfg.workload.trace.path = path.display().to_string();
     cfg.workload.writes = None;
     cfg.workload.requests = Some(per_segment);
     let result = (|| {
-        let (source, _) = crate::trace_cmd::open_source(&cfg)?;
+        let (source, _) = crate::trace_source::open_source(&cfg)?;
         let mut sim = Simulation::with_source(&cfg, &RunOptions::default(), source)?;
         sim.precondition(&mut |_| {})?;
         let mut rates = Vec::with_capacity(segments);

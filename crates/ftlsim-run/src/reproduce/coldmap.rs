@@ -8,7 +8,6 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use anyhow::{anyhow, Context, Result};
 use ftlsim::config::{Amount, Config, WorkloadType};
@@ -129,6 +128,13 @@ mod paper {
 /// Blocks of the `--quick` device: 1 GiB, the 16 GiB device scaled by 1/16.
 const QUICK_BLOCKS: u32 = 1024;
 
+/// Where an experiment is: runs done of the total, and the run starting now.
+pub struct RunProgress<'a> {
+    pub done: usize,
+    pub total: usize,
+    pub label: &'a str,
+}
+
 pub struct Options {
     pub quick: bool,
     pub json: bool,
@@ -223,7 +229,10 @@ fn set_window(cfg: &mut Config, pages: u64) {
 }
 
 /// Runs the whole grid.
-pub fn run_experiment(opts: &Options) -> Result<Vec<WorkloadResult>> {
+pub fn run_experiment(
+    opts: &Options,
+    progress: &mut dyn FnMut(RunProgress<'_>),
+) -> Result<Vec<WorkloadResult>> {
     for name in &opts.only {
         if !WORKLOADS.iter().any(|w| w.name == name) {
             let names: Vec<&str> = WORKLOADS.iter().map(|w| w.name).collect();
@@ -258,17 +267,22 @@ pub fn run_experiment(opts: &Options) -> Result<Vec<WorkloadResult>> {
         };
         plan.push((def, trace));
     }
-    let bar = crate::progress_bar((plan.len() * VARIANTS.len()) as u64);
+    let total = plan.len() * VARIANTS.len();
+    let mut done = 0;
     let mut results = Vec::with_capacity(plan.len());
     for (def, trace) in plan {
         let mut variants = Vec::with_capacity(VARIANTS.len());
         let mut first_config = None;
         for v in VARIANTS {
             let cfg = build_config(def, v, opts, trace.as_deref())?;
-            bar.set_message(format!("{}/{}", def.name, v.name));
-            let report = crate::simulate(&cfg, false, &mut |_| {})
+            progress(RunProgress {
+                done,
+                total,
+                label: &format!("{}/{}", def.name, v.name),
+            });
+            let report = crate::simulate::simulate(&cfg, false, &mut |_| {})
                 .with_context(|| format!("workload {} variant {}", def.name, v.name))?;
-            bar.inc(1);
+            done += 1;
             first_config.get_or_insert(cfg);
             variants.push((v.name, report));
         }
@@ -279,28 +293,7 @@ pub fn run_experiment(opts: &Options) -> Result<Vec<WorkloadResult>> {
             variants,
         });
     }
-    bar.finish_and_clear();
     Ok(results)
-}
-
-pub fn command(opts: &Options) -> Result<ExitCode> {
-    let started = std::time::Instant::now();
-    let results = run_experiment(opts)?;
-    eprintln!(
-        "ftlsim: {} runs in {:.1} s",
-        results.iter().map(|w| w.variants.len()).sum::<usize>(),
-        started.elapsed().as_secs_f64()
-    );
-    if opts.json {
-        println!("{}", serde_json::to_string(&to_json(&results)?)?);
-    } else {
-        print!("{}", render(&results, opts.quick));
-    }
-    if let Some(dir) = &opts.out {
-        write_outputs(dir, &results, opts.quick)?;
-        eprintln!("ftlsim: wrote {}", dir.display());
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// `{"workloads": {NAME: {VARIANT: report}}}`.

@@ -1,0 +1,22 @@
+//! The composition root of ftlsim: everything a front end (the `ftlsim`
+//! binary, the Python package) needs to turn a config into results, and
+//! nothing it should not have to write twice.
+//!
+//! * [`load`]: a config from TOML text, a file or a table, with `--set` overrides.
+//! * [`simulate`]: build the device (and host stack), open a trace source, run.
+//! * [`output`]: the summary table, JSON/CSV files and SVG plots.
+//! * [`reproduce`], [`validate`], [`bench`]: experiments, the analytical
+//!   validation and the throughput benchmark.
+//!
+//! Front ends keep argument parsing, progress bars and printing.
+
+pub mod bench;
+pub mod load;
+pub mod output;
+pub mod reproduce;
+pub mod simulate;
+pub mod timing_output;
+pub mod trace_source;
+pub mod validate;
+
+pub use simulate::{check_memory, simulate};

@@ -1,0 +1,3 @@
+//! Experiments that reproduce a paper.
+
+pub mod coldmap;

@@ -1,0 +1,56 @@
+//! One call from a config to a report: synthetic workloads in the core,
+//! traces through the trace crate.
+
+use anyhow::Result;
+use ftlsim::config::{Config, WorkloadType};
+use ftlsim::{Progress, Report, RunOptions, Simulation};
+
+/// Refuses a device whose simulator state would not fit in the memory this
+/// machine has available (an allocation failure would abort the process).
+pub fn check_memory(cfg: &Config) -> Result<()> {
+    let need = cfg.estimated_state_bytes();
+    let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        let line = m.lines().find(|l| l.starts_with("MemAvailable:"))?;
+        line.split_whitespace()
+            .nth(1)?
+            .parse::<u64>()
+            .ok()
+            .map(|kib| kib * 1024)
+    });
+    if let Some(available) = available.filter(|&a| need > a) {
+        anyhow::bail!(
+            "device.blocks = {} x device.pages_per_block = {} needs about {:.1} GiB of simulator state, more than the {:.1} GiB of memory available",
+            cfg.device.blocks,
+            cfg.device.pages_per_block,
+            need as f64 / f64::from(1u32 << 30),
+            available as f64 / f64::from(1u32 << 30)
+        );
+    }
+    Ok(())
+}
+
+/// Runs a config from an erased device to the report of its measured window.
+pub fn simulate(cfg: &Config, check: bool, progress: &mut dyn FnMut(Progress)) -> Result<Report> {
+    check_memory(cfg)?;
+    let options = RunOptions { check };
+    if cfg.workload.kind != WorkloadType::Trace {
+        return Ok(ftlsim::run(cfg, &options, progress)?);
+    }
+    let (source, skipped) = crate::trace_source::open_source(cfg)?;
+    let mut sim = Simulation::with_source(cfg, &options, source)?;
+    sim.precondition(progress)?;
+    sim.warm_up(progress)?;
+    sim.measure(progress)?;
+    if skipped.get() > 0 {
+        eprintln!(
+            "ftlsim: {}: skipped {} bad lines",
+            cfg.workload.trace.path,
+            skipped.get()
+        );
+    }
+    if sim.source_exhausted() && (cfg.workload.writes.is_some() || cfg.workload.requests.is_some())
+    {
+        eprintln!("ftlsim: the trace ended before workload.writes/requests were reached");
+    }
+    Ok(sim.finish()?)
+}
