@@ -86,11 +86,6 @@ struct TraceSource {
     skipped: Rc<Cell<u64>>,
 }
 
-/// Folds a 128-bit content hash into the core's 64-bit fingerprint.
-fn fold(h: u128) -> u64 {
-    (h as u64) ^ ((h >> 64) as u64)
-}
-
 impl RequestSource for TraceSource {
     fn next_request(&mut self, out: &mut SourceRequest) -> Result<bool, SimError> {
         let more = self
@@ -114,7 +109,7 @@ impl RequestSource for TraceSource {
         out.stream = p.stream.unwrap_or(0);
         out.fingerprints.clear();
         out.fingerprints
-            .extend(p.fingerprints.iter().map(|&h| fold(h)));
+            .extend(p.fingerprints.iter().map(|&h| ftlsim::hash::fold128(h)));
         Ok(true)
     }
 }

@@ -294,3 +294,46 @@ mod tests {
         assert!((w.stddev - 5f64.sqrt()).abs() < 1e-12);
     }
 }
+
+/// One layer of the stack as the report lists it (top to bottom, the device
+/// last). Pages "in" came from above; pages "out" went below (for the
+/// device: pages programmed on flash).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct LayerStats {
+    pub name: String,
+    pub write_pages_in: u64,
+    pub write_pages_out: u64,
+    pub read_pages_in: u64,
+    pub read_pages_out: u64,
+    pub trim_pages_in: u64,
+    pub trim_pages_out: u64,
+    /// Pages the layer's own cleaning moved.
+    pub gc_copy_pages: u64,
+    /// `write_pages_out / write_pages_in`; null when nothing was written in.
+    pub wa: Option<f64>,
+}
+
+impl LayerStats {
+    /// Fills `wa` from the page counts.
+    pub fn with_wa(mut self) -> Self {
+        self.wa = (self.write_pages_in > 0)
+            .then(|| self.write_pages_out as f64 / self.write_pages_in as f64);
+        self
+    }
+
+    /// The counts between `earlier` (a snapshot of the same layer) and `self`.
+    pub fn since(&self, earlier: &LayerStats) -> LayerStats {
+        LayerStats {
+            name: self.name.clone(),
+            write_pages_in: self.write_pages_in - earlier.write_pages_in,
+            write_pages_out: self.write_pages_out - earlier.write_pages_out,
+            read_pages_in: self.read_pages_in - earlier.read_pages_in,
+            read_pages_out: self.read_pages_out - earlier.read_pages_out,
+            trim_pages_in: self.trim_pages_in - earlier.trim_pages_in,
+            trim_pages_out: self.trim_pages_out - earlier.trim_pages_out,
+            gc_copy_pages: self.gc_copy_pages - earlier.gc_copy_pages,
+            wa: None,
+        }
+        .with_wa()
+    }
+}

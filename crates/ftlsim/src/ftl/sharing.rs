@@ -34,7 +34,7 @@ pub(crate) struct StagedShare {
 pub fn fingerprint_of_bytes(data: &[u8]) -> u64 {
     let h = murmur3::murmur3_x64_128(&mut std::io::Cursor::new(data), 0)
         .expect("reading from memory cannot fail");
-    (h as u64) ^ ((h >> 64) as u64)
+    crate::hash::fold128(h)
 }
 
 /// Per physical page: everything a reference drop touches, in one 16-byte

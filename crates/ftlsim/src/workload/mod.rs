@@ -66,10 +66,7 @@ struct ContentSource {
 /// A fingerprint that looks like a content hash (ids are sequential).
 #[inline]
 pub fn fingerprint_of(id: u64) -> u64 {
-    let mut z = id.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    crate::hash::splitmix64(id)
 }
 
 impl ContentSource {
