@@ -110,7 +110,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             bar.finish_and_clear();
             eprintln!(
                 "ftlsim: simulated {} host page writes in {:.2} s",
-                report.precondition_pages + report.warmup_pages + report.host_write_pages,
+                report.device.total_host_write_pages,
                 started.elapsed().as_secs_f64()
             );
             if json {

@@ -119,9 +119,9 @@ fn timed_case(
         queue_depth,
         requests_per_sec: median(&rates),
         segments_requests_per_sec: rates,
-        waf: report.waf,
-        simulated_iops: report.iops.unwrap_or(0.0),
-        write_latency_us_p99: report.write_latency_us_p99.unwrap_or(0.0),
+        waf: report.window.waf.unwrap_or(0.0),
+        simulated_iops: report.timing.iops.unwrap_or(0.0),
+        write_latency_us_p99: report.timing.write_latency_us_p99.unwrap_or(0.0),
     })
 }
 
@@ -174,7 +174,7 @@ fn dedup_case(quick: bool, segments: usize) -> Result<BenchCase> {
         spare_factor,
         host_writes_per_sec: median(&rates),
         segments_writes_per_sec: rates,
-        waf: report.waf,
+        waf: report.window.waf.unwrap_or(0.0),
         state_bytes_per_physical_page: bytes,
     })
 }
@@ -213,7 +213,7 @@ pub fn run_bench(
             spare_factor: sf,
             host_writes_per_sec: median(&rates),
             segments_writes_per_sec: rates,
-            waf: report.waf,
+            waf: report.window.waf.unwrap_or(0.0),
             state_bytes_per_physical_page: bytes,
         });
     }

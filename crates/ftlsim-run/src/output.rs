@@ -35,7 +35,7 @@ fn human_bytes(bytes: f64) -> String {
 pub fn summary_table(cfg: &Config, r: &Report) -> String {
     let mut s = String::new();
     let d = &cfg.device;
-    let capacity = r.logical_pages as f64 * f64::from(d.page_bytes);
+    let capacity = r.device.logical_pages as f64 * f64::from(d.page_bytes);
     let _ = writeln!(
         s,
         "device    {} blocks x {} pages x {} B, spare factor {} ({} logical, {} physical pages, {})",
@@ -43,8 +43,8 @@ pub fn summary_table(cfg: &Config, r: &Report) -> String {
         d.pages_per_block,
         d.page_bytes,
         d.spare_factor,
-        r.logical_pages,
-        r.physical_pages,
+        r.device.logical_pages,
+        r.device.physical_pages,
         human_bytes(capacity)
     );
     let _ = writeln!(
@@ -60,68 +60,68 @@ pub fn summary_table(cfg: &Config, r: &Report) -> String {
         "workload  {}, seed {}, precondition {} pages, warm-up {} pages",
         config_name(&cfg.workload.kind),
         r.seed,
-        r.precondition_pages,
-        r.warmup_pages
+        r.device.precondition_pages,
+        r.device.warmup_pages
     );
     let _ = writeln!(s, "measured window:");
     let rows: Vec<(&str, String)> = vec![
-        ("host write pages", r.host_write_pages.to_string()),
+        ("host write pages", r.window.host_write_pages.to_string()),
         (
             "host read pages",
             format!(
                 "{} ({} unmapped)",
-                r.host_read_pages, r.host_read_unmapped_pages
+                r.window.host_read_pages, r.window.host_read_unmapped_pages
             ),
         ),
-        ("host trim pages", r.host_trim_pages.to_string()),
-        ("NAND write pages", r.nand_write_pages.to_string()),
-        ("GC copy pages", r.gc_copy_pages.to_string()),
-        ("WAF", format!("{:.4}", r.waf)),
-        ("GC count (victims)", r.gc_count.to_string()),
-        ("erases", r.erase_count.to_string()),
+        ("host trim pages", r.window.host_trim_pages.to_string()),
+        ("NAND write pages", r.window.nand_write_pages.to_string()),
+        ("GC copy pages", r.window.gc_copy_pages.to_string()),
+        ("WAF", r.window.waf.map_or_else(|| format!("- ({})", r.window.waf_null_reason.as_deref().unwrap_or("no host writes")), |w| format!("{w:.4}"))),
+        ("GC count (victims)", r.window.gc_count.to_string()),
+        ("erases", r.window.erase_count.to_string()),
         (
             "erase count per block",
             format!(
                 "max {} min {} mean {:.2} stddev {:.2}",
-                r.erase_max, r.erase_min, r.erase_mean, r.erase_stddev
+                r.wear.erase_max, r.wear.erase_min, r.wear.erase_mean, r.wear.erase_stddev
             ),
         ),
         (
             "page survival (host writes)",
-            match r.survival_mean {
+            match r.survival.survival_mean {
                 Some(mean) => format!(
                     "mean {:.0} p50 {} p90 {} p99 {} p99.9 {}",
                     mean,
-                    opt(r.survival_p50),
-                    opt(r.survival_p90),
-                    opt(r.survival_p99),
-                    opt(r.survival_p999)
+                    opt(r.survival.survival_p50),
+                    opt(r.survival.survival_p90),
+                    opt(r.survival.survival_p99),
+                    opt(r.survival.survival_p999)
                 ),
                 None => "off".to_string(),
             },
         ),
         (
             "estimated lifetime",
-            match (r.lifetime_host_write_bytes, r.lifetime_drive_writes) {
+            match (r.lifetime.lifetime_host_write_bytes, r.lifetime.lifetime_drive_writes) {
                 (Some(b), Some(dw)) => format!(
                     "{} of host writes ({dw:.0} drive writes, even wear; {} by the most-worn block)",
                     human_bytes(b),
-                    opt(r.lifetime_worst_block_drive_writes.map(|w| format!("{w:.0}")))
+                    opt(r.lifetime.lifetime_worst_block_drive_writes.map(|w| format!("{w:.0}")))
                 ),
                 _ => "unbounded (no P/E limit or no erases)".to_string(),
             },
         ),
         (
             "end of life",
-            if r.end_of_life {
-                format!("yes: {} blocks retired", r.retired_blocks)
+            if r.lifetime.end_of_life {
+                format!("yes: {} blocks retired", r.lifetime.retired_blocks)
             } else {
                 "no".to_string()
             },
         ),
         (
             "state per physical page",
-            format!("{:.2} B", r.state_bytes_per_physical_page),
+            format!("{:.2} B", r.device.state_bytes_per_physical_page),
         ),
     ];
     let mut rows = rows;
@@ -135,7 +135,7 @@ pub fn summary_table(cfg: &Config, r: &Report) -> String {
 
 /// Rows for the many-to-one mapping (dedup, remap), when it is on.
 fn sharing_rows(r: &Report) -> Vec<(&'static str, String)> {
-    let (Some(hits), Some(ratio)) = (r.dedup_hit_pages, r.dedup_ratio) else {
+    let (Some(hits), Some(ratio)) = (r.sharing.dedup_hit_pages, r.sharing.dedup_ratio) else {
         return Vec::new();
     };
     let mut rows = vec![
@@ -147,29 +147,29 @@ fn sharing_rows(r: &Report) -> Vec<(&'static str, String)> {
             "survival single / multi",
             format!(
                 "mean {:.0} ({} pages) / {:.0} ({} pages)",
-                r.survival_single_mean.unwrap_or(0.0),
-                r.survival_single_count.unwrap_or(0),
-                r.survival_multi_mean.unwrap_or(0.0),
-                r.survival_multi_count.unwrap_or(0)
+                r.sharing.survival_single_mean.unwrap_or(0.0),
+                r.sharing.survival_single_count.unwrap_or(0),
+                r.sharing.survival_multi_mean.unwrap_or(0.0),
+                r.sharing.survival_multi_count.unwrap_or(0)
             ),
         ),
         (
             "reverse map / index",
             format!(
                 "{} extra LPNs, {} fingerprints, {}",
-                r.reverse_map_entries.unwrap_or(0),
-                r.dedup_index_entries.unwrap_or(0),
-                human_bytes(r.sharing_state_bytes.unwrap_or(0) as f64)
+                r.sharing.reverse_map_entries.unwrap_or(0),
+                r.sharing.dedup_index_entries.unwrap_or(0),
+                human_bytes(r.sharing.sharing_state_bytes.unwrap_or(0) as f64)
             ),
         ),
     ];
-    if r.remap_pages.unwrap_or(0) + r.clone_pages.unwrap_or(0) > 0 {
+    if r.sharing.remap_pages.unwrap_or(0) + r.sharing.clone_pages.unwrap_or(0) > 0 {
         rows.push((
             "remapped / cloned pages",
             format!(
                 "{} / {}",
-                r.remap_pages.unwrap_or(0),
-                r.clone_pages.unwrap_or(0)
+                r.sharing.remap_pages.unwrap_or(0),
+                r.sharing.clone_pages.unwrap_or(0)
             ),
         ));
     }
@@ -185,9 +185,20 @@ pub fn write_outputs(dir: &Path, report: &Report) -> Result<()> {
     let path = dir.join("summary.json");
     std::fs::write(&path, json).with_context(|| format!("cannot write {}", path.display()))?;
     let path = dir.join("summary.csv");
+    write_summary_csv(&path, report)?;
+    let path = dir.join("layers.csv");
     let mut w = csv::Writer::from_path(&path)
         .with_context(|| format!("cannot write {}", path.display()))?;
-    w.serialize(report)?;
+    for layer in &report.layers {
+        w.serialize(layer)?;
+    }
+    w.flush()?;
+    let path = dir.join("streams.csv");
+    let mut w = csv::Writer::from_path(&path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    for stream in &report.streams {
+        w.serialize(stream)?;
+    }
     w.flush()?;
     let path = dir.join("timeseries.csv");
     let mut w = csv::Writer::from_path(&path)
@@ -197,7 +208,11 @@ pub fn write_outputs(dir: &Path, report: &Report) -> Result<()> {
     }
     w.flush()?;
     crate::timing_output::write_timing_outputs(dir, report)?;
-    plot_waf(&dir.join("waf.svg"), &report.series, report.logical_pages)
+    plot_waf(
+        &dir.join("waf.svg"),
+        &report.series,
+        report.device.logical_pages,
+    )
 }
 
 /// One line of a line chart.
@@ -277,4 +292,30 @@ pub fn plot_waf(path: &Path, series: &[SeriesRow], logical_pages: u64) -> Result
         "WAF",
         &lines,
     )
+}
+
+/// summary.csv: one header row and one value row with every scalar key of
+/// the report (the per-layer and per-stream lists have files of their own).
+fn write_summary_csv(path: &Path, report: &Report) -> Result<()> {
+    let serde_json::Value::Object(map) = serde_json::to_value(report)? else {
+        anyhow::bail!("the report did not serialize to an object");
+    };
+    let scalars: Vec<(String, String)> = map
+        .into_iter()
+        .filter(|(_, v)| !v.is_array() && !v.is_object())
+        .map(|(k, v)| {
+            let text = match v {
+                serde_json::Value::Null => String::new(),
+                serde_json::Value::String(s) => s,
+                other => other.to_string(),
+            };
+            (k, text)
+        })
+        .collect();
+    let mut w =
+        csv::Writer::from_path(path).with_context(|| format!("cannot write {}", path.display()))?;
+    w.write_record(scalars.iter().map(|(k, _)| k))?;
+    w.write_record(scalars.iter().map(|(_, v)| v))?;
+    w.flush()?;
+    Ok(())
 }

@@ -27,7 +27,8 @@ fn latency(
 
 /// Summary-table rows for a timed run; none when timing was off.
 pub fn timing_rows(cfg: &Config, r: &Report) -> Vec<(&'static str, String)> {
-    let (Some(t), Some(iops), Some(sim_ns)) = (&cfg.timing, r.iops, r.sim_time_ns) else {
+    let (Some(t), Some(iops), Some(sim_ns)) = (&cfg.timing, r.timing.iops, r.timing.sim_time_ns)
+    else {
         return Vec::new();
     };
     let p = t.params(&cfg.device);
@@ -65,37 +66,37 @@ pub fn timing_rows(cfg: &Config, r: &Report) -> Vec<(&'static str, String)> {
             "IOPS",
             format!(
                 "{iops:.0} ({:.1} MiB/s)",
-                r.bandwidth_bytes_per_sec.unwrap_or(0.0) / (1024.0 * 1024.0)
+                r.timing.bandwidth_bytes_per_sec.unwrap_or(0.0) / (1024.0 * 1024.0)
             ),
         ),
         (
             "read latency (us)",
             latency(
-                r.read_latency_us_mean,
-                r.read_latency_us_p50,
-                r.read_latency_us_p99,
-                r.read_latency_us_p999,
-                r.read_latency_us_max,
+                r.timing.read_latency_us_mean,
+                r.timing.read_latency_us_p50,
+                r.timing.read_latency_us_p99,
+                r.timing.read_latency_us_p999,
+                r.timing.read_latency_us_max,
             ),
         ),
         (
             "write latency (us)",
             latency(
-                r.write_latency_us_mean,
-                r.write_latency_us_p50,
-                r.write_latency_us_p99,
-                r.write_latency_us_p999,
-                r.write_latency_us_max,
+                r.timing.write_latency_us_mean,
+                r.timing.write_latency_us_p50,
+                r.timing.write_latency_us_p99,
+                r.timing.write_latency_us_p999,
+                r.timing.write_latency_us_max,
             ),
         ),
-        ("GC share of LUN time", pct(r.gc_time_share)),
+        ("GC share of LUN time", pct(r.timing.gc_time_share)),
         (
             "LUN busy",
             format!(
                 "mean {} max {}; channels mean {}",
-                pct(r.lun_busy_mean),
-                pct(r.lun_busy_max),
-                pct(r.channel_busy_mean)
+                pct(r.timing.lun_busy_mean),
+                pct(r.timing.lun_busy_max),
+                pct(r.timing.channel_busy_mean)
             ),
         ),
     ]

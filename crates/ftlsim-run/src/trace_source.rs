@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use anyhow::{anyhow, Result};
 use ftlsim::config::Config;
-use ftlsim::source::{RequestSource, SourceOp, SourceRequest};
+use ftlsim::request::{Op, Request, RequestSource};
 use ftlsim::SimError;
 use ftlsim_trace::{
     device_id, FioDedupeOptions, FioDedupeWriter, Format, NativeWriter, PageOptions, PageRequest,
@@ -87,7 +87,7 @@ struct TraceSource {
 }
 
 impl RequestSource for TraceSource {
-    fn next_request(&mut self, out: &mut SourceRequest) -> Result<bool, SimError> {
+    fn next_request(&mut self, out: &mut Request) -> Result<bool, SimError> {
         let more = self
             .stream
             .next_request(&mut self.page)
@@ -97,17 +97,16 @@ impl RequestSource for TraceSource {
             return Ok(false);
         }
         let p = &self.page;
-        out.time_ns = p.time_ns;
-        out.op = match p.op {
-            TraceOp::Read => SourceOp::Read,
-            TraceOp::Write => SourceOp::Write,
-            TraceOp::Trim => SourceOp::Trim,
-            TraceOp::Flush => SourceOp::Flush,
+        let op = match p.op {
+            TraceOp::Read => Op::Read,
+            TraceOp::Write => Op::Write,
+            TraceOp::Trim => Op::Trim,
+            TraceOp::Flush => Op::Flush,
         };
-        out.lpn = p.lpn;
-        out.pages = p.pages;
+        out.set(op, p.lpn, p.pages);
+        out.arrival_ns = Some(p.time_ns);
         out.stream = p.stream.unwrap_or(0);
-        out.fingerprints.clear();
+        out.context = p.context.unwrap_or(0);
         out.fingerprints
             .extend(p.fingerprints.iter().map(|&h| ftlsim::hash::fold128(h)));
         Ok(true)

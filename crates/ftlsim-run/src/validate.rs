@@ -157,14 +157,15 @@ pub fn run_validation(
     for (i, case) in all.into_iter().enumerate() {
         progress(i, total, &case.name);
         let report = ftlsim::run(&case.config, &ftlsim::RunOptions::default(), &mut |_| {})?;
-        let relative_error = (report.waf - case.model_waf) / case.model_waf;
+        let simulated_waf = report.window.waf.unwrap_or(f64::NAN);
+        let relative_error = (simulated_waf - case.model_waf) / case.model_waf;
         results.push(CaseResult {
             case: case.name,
             model: case.model,
             blocks: case.config.device.blocks,
             pages_per_block: case.config.device.pages_per_block,
             spare_factor: case.config.device.spare_factor,
-            simulated_waf: report.waf,
+            simulated_waf,
             model_waf: case.model_waf,
             relative_error,
             tolerance: case.tolerance,

@@ -15,6 +15,8 @@ pub struct Config {
     pub ftl: FtlConfig,
     pub workload: WorkloadConfig,
     pub metrics: MetricsConfig,
+    /// Host layers over the device (`[[host.layers]]`, top to bottom).
+    pub host: crate::host::HostConfig,
     /// Present (a `[timing]` section) to turn the timing model on.
     pub timing: Option<crate::timing::TimingConfig>,
 }
@@ -85,6 +87,9 @@ pub enum PlacementName {
 #[serde(deny_unknown_fields, default)]
 pub struct FtlConfig {
     pub gc_policy: GcPolicyName,
+    /// Host streams the device offers (stream 0 is the default stream). Each
+    /// has its own open block; a request naming stream >= streams is refused.
+    pub streams: u16,
     /// d of d-choices: blocks sampled per victim choice.
     pub gc_choices: u32,
     pub frontiers: FrontierMode,
@@ -114,6 +119,7 @@ impl Default for FtlConfig {
     fn default() -> Self {
         Self {
             gc_policy: GcPolicyName::Greedy,
+            streams: 1,
             gc_choices: 8,
             frontiers: FrontierMode::Shared,
             gc_low_watermark: 0,
@@ -386,10 +392,11 @@ impl Config {
 
     /// Frontiers that can hold an open block at once, and so blocks GC may need.
     pub fn frontier_count(&self) -> u32 {
+        let streams = u32::from(self.ftl.streams.max(1));
         match (self.ftl.placement, self.ftl.frontiers) {
-            (PlacementName::Coldmap | PlacementName::ColdmapAge, _) => 3,
-            (PlacementName::Normal, FrontierMode::Shared) => 1,
-            (PlacementName::Normal, FrontierMode::Separate) => 2,
+            (PlacementName::Coldmap | PlacementName::ColdmapAge, _) => streams + 2,
+            (PlacementName::Normal, FrontierMode::Shared) => streams,
+            (PlacementName::Normal, FrontierMode::Separate) => streams + 1,
         }
     }
 
@@ -461,6 +468,12 @@ impl Config {
             return Err(ConfigError::new(
                 "device.spare_factor",
                 format!("{} is outside (0, 1)", d.spare_factor),
+            ));
+        }
+        if self.ftl.streams == 0 {
+            return Err(ConfigError::new(
+                "ftl.streams",
+                "0 is not a stream count: it must be at least 1 (stream 0 is the default stream)",
             ));
         }
         let spare_pages = self.physical_pages() - self.logical_pages();
@@ -660,6 +673,7 @@ impl Config {
         if let Some(t) = &self.timing {
             t.validate(&self.device)?;
         }
+        self.host.validate(self.logical_pages(), self.ftl.streams)?;
         Ok(())
     }
 }

@@ -337,3 +337,22 @@ impl LayerStats {
         .with_wa()
     }
 }
+
+/// What one host stream did: host pages written on it, GC copies out of
+/// blocks opened for it, and blocks opened for it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct StreamCounters {
+    pub host_write_pages: u64,
+    pub gc_copy_pages: u64,
+    pub blocks_opened: u64,
+}
+
+impl StreamCounters {
+    pub fn since(&self, earlier: &StreamCounters) -> StreamCounters {
+        StreamCounters {
+            host_write_pages: self.host_write_pages - earlier.host_write_pages,
+            gc_copy_pages: self.gc_copy_pages - earlier.gc_copy_pages,
+            blocks_opened: self.blocks_opened - earlier.blocks_opened,
+        }
+    }
+}

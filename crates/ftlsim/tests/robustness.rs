@@ -112,9 +112,9 @@ proptest! {
     fn any_config_ends_in_a_report_or_a_clear_error(c in config()) {
         match run(&c, &RunOptions { check: true }, &mut |_| {}) {
             Ok(r) => {
-                prop_assert_eq!(r.iops.is_some(), c.timing.is_some());
-                prop_assert!(r.waf == 0.0 || r.waf >= 1.0 || c.ftl.dedup, "WAF {} below 1 without dedup", r.waf);
-                if r.end_of_life {
+                prop_assert_eq!(r.timing.iops.is_some(), c.timing.is_some());
+                prop_assert!(r.window.waf.unwrap() == 0.0 || r.window.waf.unwrap() >= 1.0 || c.ftl.dedup, "WAF {} below 1 without dedup", r.window.waf.unwrap());
+                if r.lifetime.end_of_life {
                     prop_assert!(c.device.pe_cycle_limit > 0);
                 }
             }

@@ -41,8 +41,8 @@ fn sequential_writes_have_no_gc_copies() {
     let mut c = small();
     c.workload.kind = WorkloadType::Sequential;
     let r = run(&c, &RunOptions { check: true }, &mut |_| {}).unwrap();
-    assert_eq!(r.gc_copy_pages, 0);
-    assert!((r.waf - 1.0).abs() < 1e-12);
+    assert_eq!(r.window.gc_copy_pages, 0);
+    assert!((r.window.waf.unwrap() - 1.0).abs() < 1e-12);
 }
 
 #[test]
@@ -53,7 +53,12 @@ fn hot_cold_is_worse_than_uniform_under_greedy_in_one_frontier() {
     let mut c = small();
     c.workload.kind = WorkloadType::HotCold;
     let hc = run(&c, &RunOptions::default(), &mut |_| {}).unwrap();
-    assert!(hc.waf > u.waf, "hot/cold {} vs uniform {}", hc.waf, u.waf);
+    assert!(
+        hc.window.waf.unwrap() > u.window.waf.unwrap(),
+        "hot/cold {} vs uniform {}",
+        hc.window.waf.unwrap(),
+        u.window.waf.unwrap()
+    );
 }
 
 #[test]
@@ -65,13 +70,13 @@ fn mixed_requests_count_every_kind() {
     c.workload.trim_fraction = 0.1;
     c.workload.request_pages = 4;
     let r = run(&c, &RunOptions { check: true }, &mut |_| {}).unwrap();
-    let total = r.host_write_pages + r.host_read_pages + r.host_trim_pages;
+    let total = r.window.host_write_pages + r.window.host_read_pages + r.window.host_trim_pages;
     assert_eq!(total, 50_000 * 4);
     assert!(
-        r.host_read_unmapped_pages > 0,
+        r.window.host_read_unmapped_pages > 0,
         "trimmed pages read as unmapped"
     );
-    assert!(r.host_trim_pages > 0 && r.host_read_pages > r.host_trim_pages);
+    assert!(r.window.host_trim_pages > 0 && r.window.host_read_pages > r.window.host_trim_pages);
 }
 
 #[test]
@@ -80,10 +85,10 @@ fn wear_out_is_reported_as_end_of_life() {
     c.device.pe_cycle_limit = 20;
     c.workload.writes = Some(Amount::Capacity(100.0));
     let r = run(&c, &RunOptions::default(), &mut |_| {}).unwrap();
-    assert!(r.end_of_life);
-    assert!(r.retired_blocks > 0);
-    assert!(r.erase_max <= 20);
-    assert!(r.host_write_pages < 100 * r.logical_pages);
+    assert!(r.lifetime.end_of_life);
+    assert!(r.lifetime.retired_blocks > 0);
+    assert!(r.wear.erase_max <= 20);
+    assert!(r.window.host_write_pages < 100 * r.device.logical_pages);
 }
 
 #[test]
@@ -94,12 +99,12 @@ fn lifetime_and_survival_are_consistent() {
     let mut c = small();
     c.workload.warmup = Some(Amount::Capacity(8.0));
     let r = run(&c, &RunOptions::default(), &mut |_| {}).unwrap();
-    let mean = r.survival_mean.unwrap();
-    let u = r.logical_pages as f64;
+    let mean = r.survival.survival_mean.unwrap();
+    let u = r.device.logical_pages as f64;
     assert!((mean / u - 1.0).abs() < 0.03, "survival mean {mean} vs {u}");
     // Lifetime = host writes per erase x P/E budget.
-    let pages = r.lifetime_host_write_bytes.unwrap() / 4096.0;
-    let expect = r.host_write_pages as f64 / r.erase_count as f64 * 3000.0 * 256.0;
+    let pages = r.lifetime.lifetime_host_write_bytes.unwrap() / 4096.0;
+    let expect = r.window.host_write_pages as f64 / r.window.erase_count as f64 * 3000.0 * 256.0;
     assert!((pages / expect - 1.0).abs() < 1e-9);
     assert_eq!(
         r.series.last().map(|s| s.phase),
@@ -124,7 +129,7 @@ fn mixed_request_sizes_cover_the_range_and_keep_the_page_budget() {
     c.workload.request_pages = 2;
     c.workload.request_pages_max = Some(16);
     let r = run(&c, &RunOptions { check: true }, &mut |_| {}).unwrap();
-    let pages = r.host_write_pages + r.host_read_pages;
+    let pages = r.window.host_write_pages + r.window.host_read_pages;
     // Uniform sizes in [2, 16] average 9 pages (a few are cut at the span's end).
     let mean = pages as f64 / 20_000.0;
     assert!((mean - 9.0).abs() < 0.3, "mean request size {mean}");
@@ -132,7 +137,7 @@ fn mixed_request_sizes_cover_the_range_and_keep_the_page_budget() {
     let mut c = small();
     c.workload.request_pages_max = Some(7);
     let r = run(&c, &RunOptions::default(), &mut |_| {}).unwrap();
-    assert_eq!(r.host_write_pages, 2 * r.logical_pages);
+    assert_eq!(r.window.host_write_pages, 2 * r.device.logical_pages);
     c.workload.request_pages_max = Some(0);
     assert_eq!(c.validate().unwrap_err().key, "workload.request_pages_max");
 }

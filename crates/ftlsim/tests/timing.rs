@@ -57,19 +57,19 @@ fn qd1_read_on_an_idle_drive_takes_read_plus_one_transfer() {
         t.controller_overhead_us = overhead_us;
         let r = go(&c);
         let want_us = read_us + transfer_us + overhead_us;
-        let mean = r.read_latency_us_mean.unwrap();
+        let mean = r.timing.read_latency_us_mean.unwrap();
         assert!(
             (mean - want_us).abs() < 1e-9,
             "mean {mean} us, want {want_us} us"
         );
-        assert!((r.read_latency_us_max.unwrap() - want_us).abs() < 1e-9);
+        assert!((r.timing.read_latency_us_max.unwrap() - want_us).abs() < 1e-9);
         assert!(
-            within(r.iops.unwrap(), 1e6 / want_us, 1e-9),
+            within(r.timing.iops.unwrap(), 1e6 / want_us, 1e-9),
             "QD 1 IOPS {}",
-            r.iops.unwrap()
+            r.timing.iops.unwrap()
         );
-        assert_eq!(r.write_latency_us_mean, None, "no writes ran");
-        assert_eq!(r.gc_time_share, Some(0.0));
+        assert_eq!(r.timing.write_latency_us_mean, None, "no writes ran");
+        assert_eq!(r.timing.gc_time_share, Some(0.0));
     }
 }
 
@@ -82,10 +82,10 @@ fn qd1_write_without_gc_takes_one_transfer_plus_program() {
     c.workload.writes = Some(Amount::Capacity(0.2));
     timing(&mut c).queue_depth = 1;
     let r = go(&c);
-    assert_eq!(r.gc_count, 0);
+    assert_eq!(r.window.gc_count, 0);
     let t = c.timing.as_ref().unwrap();
     let want_us = t.transfer_us_per_page + t.program_latency_us;
-    assert!((r.write_latency_us_mean.unwrap() - want_us).abs() < 1e-9);
+    assert!((r.timing.write_latency_us_mean.unwrap() - want_us).abs() < 1e-9);
 }
 
 /// Deep enough that the queues in front of the LUNs never run dry: with N
@@ -113,7 +113,7 @@ fn saturated_random_reads_reach_the_busier_resources_bound() {
             .lun_read_bound_iops()
             .min(params.channel_bound_iops());
         let r = go(&c);
-        let iops = r.iops.unwrap();
+        let iops = r.timing.iops.unwrap();
         assert!(
             within(iops, bound, 0.02),
             "transfer {transfer_us} us, {channels} x {luns_per_channel}: IOPS {iops:.0}, bound {bound:.0} \
@@ -146,17 +146,18 @@ fn sequential_writes_reach_luns_over_program_time() {
             "programs must dominate"
         );
         let r = go(&c);
-        assert_eq!(r.gc_count, 0);
-        let pages_per_sec = r.host_write_pages as f64 * 1e9 / r.sim_time_ns.unwrap() as f64;
+        assert_eq!(r.window.gc_count, 0);
+        let pages_per_sec =
+            r.window.host_write_pages as f64 * 1e9 / r.timing.sim_time_ns.unwrap() as f64;
         let bound = params.lun_program_bound_iops();
         assert!(
             within(pages_per_sec, bound, 0.02),
             "{pages_per_sec:.0} pages/s, LUNs / tPROG = {bound:.0}"
         );
         assert!(
-            r.lun_busy_mean.unwrap() > 0.98,
+            r.timing.lun_busy_mean.unwrap() > 0.98,
             "LUNs busy {}",
-            r.lun_busy_mean.unwrap()
+            r.timing.lun_busy_mean.unwrap()
         );
     }
     // One page at a time on one LUN's worth of parallelism: QD 1 gets 1 / (transfer + program).
@@ -167,7 +168,7 @@ fn sequential_writes_reach_luns_over_program_time() {
     c.workload.writes = Some(Amount::Pages(10_000));
     timing(&mut c).queue_depth = 1;
     let r = go(&c);
-    assert!(within(r.iops.unwrap(), 1e6 / 210.0, 1e-9));
+    assert!(within(r.timing.iops.unwrap(), 1e6 / 210.0, 1e-9));
 }
 
 fn random_writes(spare_factor: f64) -> Config {
@@ -185,22 +186,24 @@ fn write_tail_latency_rises_with_waf() {
     let mut last: Option<Report> = None;
     for sf in [0.4, 0.2, 0.07] {
         let r = go(&random_writes(sf));
-        let p99 = r.write_latency_us_p99.unwrap();
+        let p99 = r.timing.write_latency_us_p99.unwrap();
         let t = TimingConfig::default();
         // GC adds work to every write: even the median waits beyond one program.
-        assert!(r.write_latency_us_mean.unwrap() > t.program_latency_us + t.transfer_us_per_page);
-        assert!(r.gc_time_share.unwrap() > 0.0);
+        assert!(
+            r.timing.write_latency_us_mean.unwrap() > t.program_latency_us + t.transfer_us_per_page
+        );
+        assert!(r.timing.gc_time_share.unwrap() > 0.0);
         if let Some(prev) = &last {
-            assert!(r.waf > prev.waf);
+            assert!(r.window.waf.unwrap() > prev.window.waf.unwrap());
             assert!(
-                p99 > prev.write_latency_us_p99.unwrap(),
+                p99 > prev.timing.write_latency_us_p99.unwrap(),
                 "Sf {sf}: WAF {:.2} p99 {p99} us, vs WAF {:.2} p99 {} us",
-                r.waf,
-                prev.waf,
-                prev.write_latency_us_p99.unwrap()
+                r.window.waf.unwrap(),
+                prev.window.waf.unwrap(),
+                prev.timing.write_latency_us_p99.unwrap()
             );
-            assert!(r.gc_time_share.unwrap() > prev.gc_time_share.unwrap());
-            assert!(r.iops.unwrap() < prev.iops.unwrap());
+            assert!(r.timing.gc_time_share.unwrap() > prev.timing.gc_time_share.unwrap());
+            assert!(r.timing.iops.unwrap() < prev.timing.iops.unwrap());
         }
         last = Some(r);
     }
@@ -212,10 +215,14 @@ fn timing_does_not_change_what_the_ftl_does() {
     let mut untimed = timed.clone();
     untimed.timing = None;
     let (a, b) = (go(&timed), go(&untimed));
-    assert_eq!(a.nand_write_pages, b.nand_write_pages);
-    assert_eq!(a.gc_count, b.gc_count);
-    assert_eq!(a.waf, b.waf);
-    assert!(a.iops.is_some() && b.iops.is_none() && b.write_latency_us_p99.is_none());
+    assert_eq!(a.window.nand_write_pages, b.window.nand_write_pages);
+    assert_eq!(a.window.gc_count, b.window.gc_count);
+    assert_eq!(a.window.waf.unwrap(), b.window.waf.unwrap());
+    assert!(
+        a.timing.iops.is_some()
+            && b.timing.iops.is_none()
+            && b.timing.write_latency_us_p99.is_none()
+    );
     let json = serde_json::to_value(&b).unwrap();
     assert!(json["iops"].is_null() && json["sim_time_ns"].is_null());
 }
@@ -254,16 +261,19 @@ fn open_loop_follows_the_arrival_rate_until_the_device_saturates() {
     timing(&mut c).arrival_rate_iops = Some(0.1 * bound);
     let light = go(&c);
     assert!(
-        within(light.iops.unwrap(), 0.1 * bound, 0.02),
+        within(light.timing.iops.unwrap(), 0.1 * bound, 0.02),
         "IOPS {}",
-        light.iops.unwrap()
+        light.timing.iops.unwrap()
     );
-    assert!((light.read_latency_us_p50.unwrap() - 50.0).abs() <= 50.0 / 32.0);
+    assert!((light.timing.read_latency_us_p50.unwrap() - 50.0).abs() <= 50.0 / 32.0);
     // Overload: throughput stops at the bound and latency grows with the backlog.
     timing(&mut c).arrival_rate_iops = Some(2.0 * bound);
     let heavy = go(&c);
-    assert!(heavy.iops.unwrap() < 1.02 * bound);
-    assert!(heavy.read_latency_us_p99.unwrap() > 10.0 * light.read_latency_us_p99.unwrap());
+    assert!(heavy.timing.iops.unwrap() < 1.02 * bound);
+    assert!(
+        heavy.timing.read_latency_us_p99.unwrap()
+            > 10.0 * light.timing.read_latency_us_p99.unwrap()
+    );
 }
 
 #[test]
@@ -275,47 +285,48 @@ fn background_gc_uses_idle_time_and_shortens_the_write_tail() {
     timing(&mut c).mode = TimingMode::Open;
     timing(&mut c).arrival_rate_iops = Some(300.0);
     let foreground = go(&c);
-    assert_eq!(foreground.background_gc_count, 0);
+    assert_eq!(foreground.window.background_gc_count, 0);
     timing(&mut c).background_gc = true;
     timing(&mut c).background_gc_free_blocks = Some(16);
     let background = go(&c);
     assert!(
-        background.background_gc_count > 0,
+        background.window.background_gc_count > 0,
         "idle time should have been used"
     );
     assert!(
-        background.background_gc_count * 2 > background.gc_count,
+        background.window.background_gc_count * 2 > background.window.gc_count,
         "most GC should move to idle time: {} of {}",
-        background.background_gc_count,
-        background.gc_count
+        background.window.background_gc_count,
+        background.window.gc_count
     );
     // Writes stop waiting for GC: the mean and the tail drop. A victim is
     // only started when its estimated work fits before the next arrival.
     let (fg, bg) = (
-        foreground.write_latency_us_mean.unwrap(),
-        background.write_latency_us_mean.unwrap(),
+        foreground.timing.write_latency_us_mean.unwrap(),
+        background.timing.write_latency_us_mean.unwrap(),
     );
     eprintln!(
         "WAF {:.3} -> {:.3}, write mean {fg:.0} -> {bg:.0} us, p99 {:.0} -> {:.0} us, background victims {} of {}",
-        foreground.waf,
-        background.waf,
-        foreground.write_latency_us_p99.unwrap(),
-        background.write_latency_us_p99.unwrap(),
-        background.background_gc_count,
-        background.gc_count
+        foreground.window.waf.unwrap(),
+        background.window.waf.unwrap(),
+        foreground.timing.write_latency_us_p99.unwrap(),
+        background.timing.write_latency_us_p99.unwrap(),
+        background.window.background_gc_count,
+        background.window.gc_count
     );
     assert!(
         bg < fg,
         "write mean {bg} us with background GC vs {fg} us without"
     );
     assert!(
-        background.write_latency_us_p99.unwrap() < 0.5 * foreground.write_latency_us_p99.unwrap()
+        background.timing.write_latency_us_p99.unwrap()
+            < 0.5 * foreground.timing.write_latency_us_p99.unwrap()
     );
     // Reclaiming early, with blocks held free, costs some WAF.
-    assert!(background.waf >= foreground.waf);
+    assert!(background.window.waf.unwrap() >= foreground.window.waf.unwrap());
     // Closed loop never idles: background GC never runs.
     timing(&mut c).mode = TimingMode::Closed;
-    assert_eq!(go(&c).background_gc_count, 0);
+    assert_eq!(go(&c).window.background_gc_count, 0);
 }
 
 fn config_error(c: &Config) -> String {

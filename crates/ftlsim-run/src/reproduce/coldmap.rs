@@ -324,12 +324,12 @@ enum Metric {
 impl Metric {
     fn of(self, r: &Report) -> Option<f64> {
         match self {
-            Metric::GcCount => Some(r.gc_count as f64),
-            Metric::Waf => Some(r.waf),
-            Metric::Erases => Some(r.erase_count as f64),
-            Metric::Lifetime => r.lifetime_host_write_bytes,
-            Metric::WorstLifetime => r.lifetime_worst_block_drive_writes,
-            Metric::Iops => r.iops,
+            Metric::GcCount => Some(r.window.gc_count as f64),
+            Metric::Waf => r.window.waf,
+            Metric::Erases => Some(r.window.erase_count as f64),
+            Metric::Lifetime => r.lifetime.lifetime_host_write_bytes,
+            Metric::WorstLifetime => r.lifetime.lifetime_worst_block_drive_writes,
+            Metric::Iops => r.timing.iops,
         }
     }
 
@@ -384,10 +384,15 @@ fn change(w: &WorkloadResult, a: &str, b: &str, m: Metric) -> Option<f64> {
 
 /// How much longer multi-mapped pages live than single-mapped ones, in a variant.
 fn multi_vs_single(r: &Report) -> Option<f64> {
-    match (r.survival_multi_count, r.survival_single_count) {
-        (Some(m), Some(s)) if m > 0 && s > 0 => {
-            ratio(r.survival_multi_mean, r.survival_single_mean).map(|x| x - 1.0)
-        }
+    match (
+        r.sharing.survival_multi_count,
+        r.sharing.survival_single_count,
+    ) {
+        (Some(m), Some(s)) if m > 0 && s > 0 => ratio(
+            r.sharing.survival_multi_mean,
+            r.sharing.survival_single_mean,
+        )
+        .map(|x| x - 1.0),
         _ => None,
     }
 }
@@ -416,15 +421,19 @@ pub fn directions(w: &WorkloadResult) -> Vec<(String, bool)> {
     let (Some(b), Some(r), Some(c)) = (w.get(BASELINE), w.get(REMAP), w.get(COLDMAP)) else {
         return Vec::new();
     };
-    let life = |x: &Report| x.lifetime_host_write_bytes.unwrap_or(f64::INFINITY);
+    let life = |x: &Report| {
+        x.lifetime
+            .lifetime_host_write_bytes
+            .unwrap_or(f64::INFINITY)
+    };
     vec![
         (
             "GC count coldmap < remap < baseline".into(),
-            c.gc_count < r.gc_count && r.gc_count < b.gc_count,
+            c.window.gc_count < r.window.gc_count && r.window.gc_count < b.window.gc_count,
         ),
         (
             "WAF coldmap < remap < baseline".into(),
-            c.waf < r.waf && r.waf < b.waf,
+            c.window.waf < r.window.waf && r.window.waf < b.window.waf,
         ),
         (
             "lifetime coldmap > remap > baseline".into(),
@@ -507,14 +516,14 @@ pub fn render(results: &[WorkloadResult], quick: bool) -> String {
                 s,
                 "{:<15} {:>8} {:>7.3} {:>8} {:>9} {:>8} {:>6} {:>9} {:>9} {:>8} | {:>6} {:>6} {:>6} {:>6} {:>6}",
                 name,
-                r.gc_count,
-                r.waf,
-                r.erase_count,
-                fmt_opt(r.lifetime_drive_writes, |x| format!("{x:.0}")),
-                fmt_opt(r.iops, |x| format!("{x:.0}")),
-                fmt_opt(r.dedup_ratio, |x| format!("{:.1}%", x * 100.0)),
-                fmt_opt(r.survival_single_mean.filter(|_| r.survival_single_count > Some(0)), short),
-                fmt_opt(r.survival_multi_mean.filter(|_| r.survival_multi_count > Some(0)), short),
+                r.window.gc_count,
+                r.window.waf.unwrap_or(f64::NAN),
+                r.window.erase_count,
+                fmt_opt(r.lifetime.lifetime_drive_writes, |x| format!("{x:.0}")),
+                fmt_opt(r.timing.iops, |x| format!("{x:.0}")),
+                fmt_opt(r.sharing.dedup_ratio, |x| format!("{:.1}%", x * 100.0)),
+                fmt_opt(r.sharing.survival_single_mean.filter(|_| r.sharing.survival_single_count > Some(0)), short),
+                fmt_opt(r.sharing.survival_multi_mean.filter(|_| r.sharing.survival_multi_count > Some(0)), short),
                 pct(multi_vs_single(r)),
                 norm[0],
                 norm[1],

@@ -26,6 +26,9 @@ pub struct BlockTable {
     pub erase_count: Vec<u32>,
     /// Index of the frontier that opened the block (NONE when not open or full).
     pub owner: Vec<u32>,
+    /// The stream of the frontier that opened the block, kept until its erase,
+    /// so that GC can send a victim's copies back to where they came from.
+    pub stream: Vec<u16>,
     /// Order in which blocks were opened: FIFO victim order and a tiebreak.
     pub seq: Vec<u64>,
     /// Logical time (host page writes) when the block was last programmed.
@@ -41,6 +44,7 @@ impl BlockTable {
             write_ptr: vec![0; n],
             erase_count: vec![0; n],
             owner: vec![NONE; n],
+            stream: vec![0; n],
             seq: vec![0; n],
             last_write_at: vec![0; n],
         }

@@ -37,84 +37,120 @@ pub struct GcPage {
     pub age: u64,
 }
 
-/// Maps a write to a frontier index. Small and `Copy`: matched on every page.
+/// How GC copies are placed: the scheme of `ftl.frontiers` / `ftl.placement`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Placement {
-    /// Host writes and GC copies share frontier 0.
+pub enum Scheme {
+    /// A GC copy returns to the host frontier of the stream its block was
+    /// opened for (with one stream: host writes and GC copies share a block).
     Shared,
-    /// Host writes use frontier 0, GC copies frontier 1.
+    /// Every GC copy goes to one GC frontier.
     Separate,
-    /// Host 0, GC 1, cold zone 2: GC copies with at least `threshold`
+    /// GC frontier plus a cold zone: GC copies with at least `threshold`
     /// references, or (`age_aware`) older than the mean single-mapped
-    /// survival `mean_single_survival`, go cold.
+    /// survival, go cold.
     Coldmap { threshold: u32, age_aware: bool },
 }
 
-/// Frontier indices, fixed per policy.
-const HOST: usize = 0;
-const GC: usize = 1;
-const COLD: usize = 2;
+/// Maps a write to a frontier index. Built at run time from the config:
+/// frontiers `0..streams` take host writes of each stream, then come the GC
+/// frontier (separate, coldmap) and the cold zone (coldmap). With one
+/// stream the indices are the fixed ones of earlier versions (host 0, GC 1,
+/// cold 2), so results do not move.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Placement {
+    scheme: Scheme,
+    streams: u16,
+    /// The frontiers GC copies can go to.
+    gc_destinations: Vec<usize>,
+}
 
 impl Placement {
     pub fn from_config(cfg: &Config) -> Self {
-        match (cfg.ftl.placement, cfg.ftl.frontiers) {
-            (PlacementName::Coldmap, _) => Placement::Coldmap {
+        let scheme = match (cfg.ftl.placement, cfg.ftl.frontiers) {
+            (PlacementName::Coldmap, _) => Scheme::Coldmap {
                 threshold: cfg.ftl.coldmap_threshold,
                 age_aware: false,
             },
-            (PlacementName::ColdmapAge, _) => Placement::Coldmap {
+            (PlacementName::ColdmapAge, _) => Scheme::Coldmap {
                 threshold: cfg.ftl.coldmap_threshold,
                 age_aware: true,
             },
-            (PlacementName::Normal, FrontierMode::Shared) => Placement::Shared,
-            (PlacementName::Normal, FrontierMode::Separate) => Placement::Separate,
+            (PlacementName::Normal, FrontierMode::Shared) => Scheme::Shared,
+            (PlacementName::Normal, FrontierMode::Separate) => Scheme::Separate,
+        };
+        Self::new(scheme, cfg.ftl.streams.max(1))
+    }
+
+    pub fn new(scheme: Scheme, streams: u16) -> Self {
+        assert!(streams >= 1, "a device has at least the default stream");
+        let n = usize::from(streams);
+        let gc_destinations = match scheme {
+            Scheme::Shared => (0..n).collect(),
+            Scheme::Separate => vec![n],
+            Scheme::Coldmap { .. } => vec![n, n + 1],
+        };
+        Self {
+            scheme,
+            streams,
+            gc_destinations,
         }
     }
 
+    pub fn streams(&self) -> u16 {
+        self.streams
+    }
+
     /// The frontiers this policy writes to, in index order.
-    pub fn frontiers(self) -> Vec<Frontier> {
+    pub fn frontiers(&self) -> Vec<Frontier> {
         let frontier = |key, wear| Frontier {
             key,
             block: NONE,
             wear,
         };
-        let host = frontier(FrontierKey::Host { stream: 0 }, WearPreference::LeastErased);
-        let gc = frontier(FrontierKey::Gc { stream: 0 }, WearPreference::LeastErased);
-        match self {
-            Placement::Shared => vec![host],
-            Placement::Separate => vec![host, gc],
+        let mut out: Vec<Frontier> = (0..self.streams)
+            .map(|stream| frontier(FrontierKey::Host { stream }, WearPreference::LeastErased))
+            .collect();
+        if matches!(self.scheme, Scheme::Separate | Scheme::Coldmap { .. }) {
+            out.push(frontier(
+                FrontierKey::Gc { stream: 0 },
+                WearPreference::LeastErased,
+            ));
+        }
+        if matches!(self.scheme, Scheme::Coldmap { .. }) {
             // The cold zone takes the most-worn blocks: its data stays put, so
             // those blocks rest while the young ones cycle.
-            Placement::Coldmap { .. } => vec![
-                host,
-                gc,
-                frontier(FrontierKey::Cold, WearPreference::MostErased),
-            ],
+            out.push(frontier(FrontierKey::Cold, WearPreference::MostErased));
         }
+        out
     }
 
     /// The frontiers GC copies can go to.
-    pub fn gc_destinations(self) -> &'static [usize] {
-        match self {
-            Placement::Shared => &[HOST],
-            Placement::Separate => &[GC],
-            Placement::Coldmap { .. } => &[GC, COLD],
-        }
+    pub fn gc_destinations(&self) -> &[usize] {
+        &self.gc_destinations
     }
 
+    /// The host frontier of `stream` (already checked to be below `streams`).
     #[inline]
-    pub fn host_frontier(self, _stream: u16) -> usize {
-        HOST
+    pub fn host_frontier(&self, stream: u16) -> usize {
+        debug_assert!(stream < self.streams, "stream {stream} unchecked");
+        usize::from(stream)
     }
 
-    /// The frontier a GC copy goes to. `mean_single_survival` is the mean
-    /// survival of single-mapped pages so far (0 when none died yet).
+    /// The frontier a GC copy goes to. `origin_stream` is the stream the
+    /// victim block was opened for; `mean_single_survival` the mean survival
+    /// of single-mapped pages so far (0 when none died yet).
     #[inline]
-    pub fn gc_frontier(self, page: GcPage, mean_single_survival: f64) -> usize {
-        match self {
-            Placement::Shared => HOST,
-            Placement::Separate => GC,
-            Placement::Coldmap {
+    pub fn gc_frontier(
+        &self,
+        page: GcPage,
+        mean_single_survival: f64,
+        origin_stream: u16,
+    ) -> usize {
+        let n = usize::from(self.streams);
+        match self.scheme {
+            Scheme::Shared => usize::from(origin_stream.min(self.streams - 1)),
+            Scheme::Separate => n,
+            Scheme::Coldmap {
                 threshold,
                 age_aware,
             } => {
@@ -122,9 +158,9 @@ impl Placement {
                     && mean_single_survival > 0.0
                     && page.age as f64 > mean_single_survival;
                 if page.refs >= threshold || old {
-                    COLD
+                    n + 1
                 } else {
-                    GC
+                    n
                 }
             }
         }
@@ -135,43 +171,44 @@ impl Placement {
 mod tests {
     use super::*;
 
+    const HOST: usize = 0;
+    const GC: usize = 1;
+    const COLD: usize = 2;
+
     #[test]
     fn coldmap_sends_shared_pages_cold() {
-        let p = Placement::Coldmap {
-            threshold: 2,
-            age_aware: false,
-        };
-        assert_eq!(p.gc_frontier(GcPage { refs: 1, age: 10 }, 0.0), GC);
-        assert_eq!(p.gc_frontier(GcPage { refs: 2, age: 10 }, 0.0), COLD);
-        assert_eq!(
-            p.gc_frontier(
-                GcPage {
-                    refs: 1,
-                    age: 1_000
+        let coldmap = |threshold, age_aware| {
+            Placement::new(
+                Scheme::Coldmap {
+                    threshold,
+                    age_aware,
                 },
-                100.0
-            ),
-            GC
-        );
-        let a = Placement::Coldmap {
-            threshold: 3,
-            age_aware: true,
+                1,
+            )
         };
-        assert_eq!(a.gc_frontier(GcPage { refs: 2, age: 10 }, 100.0), GC);
-        assert_eq!(
-            a.gc_frontier(
-                GcPage {
-                    refs: 1,
-                    age: 1_000
-                },
-                100.0
-            ),
-            COLD
-        );
+        let page = |refs, age| GcPage { refs, age };
+        let p = coldmap(2, false);
+        assert_eq!(p.gc_frontier(page(1, 10), 0.0, 0), GC);
+        assert_eq!(p.gc_frontier(page(2, 10), 0.0, 0), COLD);
+        assert_eq!(p.gc_frontier(page(1, 1_000), 100.0, 0), GC);
+        let a = coldmap(3, true);
+        assert_eq!(a.gc_frontier(page(2, 10), 100.0, 0), GC);
+        assert_eq!(a.gc_frontier(page(1, 1_000), 100.0, 0), COLD);
         assert_eq!(p.frontiers()[COLD].wear, WearPreference::MostErased);
-        assert_eq!(
-            Placement::Shared.gc_frontier(GcPage { refs: 5, age: 0 }, 0.0),
-            HOST
-        );
+        let shared = Placement::new(Scheme::Shared, 1);
+        assert_eq!(shared.gc_frontier(page(5, 0), 0.0, 0), HOST);
+    }
+
+    #[test]
+    fn streams_get_frontiers_and_copies_return_to_their_stream() {
+        let shared = Placement::new(Scheme::Shared, 3);
+        assert_eq!(shared.frontiers().len(), 3);
+        assert_eq!(shared.gc_destinations(), &[0, 1, 2]);
+        assert_eq!(shared.gc_frontier(GcPage { refs: 1, age: 0 }, 0.0, 2), 2);
+        let separate = Placement::new(Scheme::Separate, 3);
+        assert_eq!(separate.frontiers().len(), 4);
+        assert_eq!(separate.frontiers()[3].key, FrontierKey::Gc { stream: 0 });
+        assert_eq!(separate.gc_frontier(GcPage { refs: 1, age: 0 }, 0.0, 2), 3);
+        assert_eq!(separate.host_frontier(2), 2);
     }
 }

@@ -20,6 +20,7 @@
 //!
 //! Hence at most 12.2 bytes per physical page without content tracking.
 
+pub mod block_device;
 pub mod check;
 pub mod fingerprint_index;
 pub mod free_pool;
@@ -33,10 +34,10 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::config::Config;
 use crate::error::SimError;
 use crate::flash::{BlockState, BlockTable, Geometry, Lpn, Ppn, NONE};
-use crate::metrics::{Counters, LogHistogram, WearSummary};
+use crate::metrics::{Counters, LogHistogram, StreamCounters, WearSummary};
 use crate::rng;
 use free_pool::FreePool;
-use frontier::{Frontier, GcPage, Placement};
+use frontier::{Frontier, FrontierKey, GcPage, Placement};
 use sharing::Sharing;
 use victim::{VictimIndex, VictimPolicy};
 
@@ -143,6 +144,8 @@ pub struct Ssd {
     /// Many-to-one mapping state (dedup, remap, clone), when on.
     pub(crate) sharing: Option<Sharing>,
     pub counters: Counters,
+    /// Per host stream: pages written, GC copies out of its blocks, blocks opened.
+    pub stream_counters: Vec<StreamCounters>,
     pub survival: Option<LogHistogram>,
     /// Flash operations since the last `take_ops`, when the op log is on.
     ops: Option<Vec<FlashOp>>,
@@ -203,6 +206,7 @@ impl Ssd {
             min_usable_blocks,
             gc_buffer: Vec::with_capacity(ppb as usize),
             counters: Counters::default(),
+            stream_counters: vec![StreamCounters::default(); usize::from(cfg.ftl.streams.max(1))],
             survival: options.survival.then(LogHistogram::default),
             ops: None,
             sharing: cfg.sharing().then(|| {
@@ -274,6 +278,7 @@ impl Ssd {
     #[inline]
     pub fn write_page(&mut self, lpn: u64, stream: u16, content: u64) -> Result<(), SimError> {
         let lpn = self.check_lpn(lpn)?;
+        self.check_stream(stream)?;
         if self.sharing.is_some() {
             return self.write_page_shared(lpn, stream, content);
         }
@@ -288,6 +293,7 @@ impl Ssd {
         let ppn = self.next_page(frontier, true)?;
         // Counted once it has a page: a write refused at end of life is not a host write.
         self.counters.host_write_pages += 1;
+        self.stream_counters[usize::from(stream)].host_write_pages += 1;
         self.program(ppn, lpn, content);
         self.log(FlashOp::Program { ppn, gc: false });
         self.l2p[lpn as usize] = MapEntry {
@@ -295,6 +301,23 @@ impl Ssd {
             written_at: self.now as u32,
         };
         Ok(())
+    }
+
+    /// Host streams the device offers.
+    pub fn streams(&self) -> u16 {
+        self.placement.streams()
+    }
+
+    #[inline]
+    fn check_stream(&self, stream: u16) -> Result<(), SimError> {
+        if stream < self.placement.streams() {
+            Ok(())
+        } else {
+            Err(SimError::BadRequest(format!(
+                "stream {stream} is not below ftl.streams = {}",
+                self.placement.streams()
+            )))
+        }
     }
 
     /// Reads one logical page; `None` when it holds no data.
@@ -456,6 +479,12 @@ impl Ssd {
         debug_assert_eq!(self.blocks.write_ptr[b], 0);
         self.blocks.state[b] = BlockState::Open;
         self.blocks.owner[b] = frontier as u32;
+        let stream = match self.frontiers[frontier].key {
+            FrontierKey::Host { stream } | FrontierKey::Gc { stream } => stream,
+            FrontierKey::Cold => 0,
+        };
+        self.blocks.stream[b] = stream;
+        self.stream_counters[usize::from(stream)].blocks_opened += 1;
         self.blocks.seq[b] = self.next_seq;
         self.next_seq += 1;
         self.frontiers[frontier].block = block;
@@ -547,6 +576,7 @@ impl Ssd {
             s.staged.clear();
         }
         let mean_single = self.mean_single_survival();
+        let origin_stream = self.blocks.stream[v];
         let first = self.geo.first_page(victim);
         for ppn in first..first + self.geo.pages_per_block {
             if self.valid_bits[(ppn / 64) as usize] & (1u64 << (ppn % 64)) != 0 {
@@ -559,7 +589,7 @@ impl Ssd {
                 } else {
                     GcPage { refs: 1, age: 0 }
                 };
-                let frontier = self.placement.gc_frontier(page, mean_single) as u32;
+                let frontier = self.placement.gc_frontier(page, mean_single, origin_stream) as u32;
                 self.gc_buffer.push(GcStaged {
                     lpn,
                     frontier,
@@ -580,6 +610,7 @@ impl Ssd {
             Reclaim::Gc => {
                 self.counters.gc_count += 1;
                 self.counters.gc_copy_pages += u64::from(valid);
+                self.stream_counters[usize::from(origin_stream)].gc_copy_pages += u64::from(valid);
             }
             Reclaim::WearLeveling => {
                 self.counters.wl_count += 1;

@@ -60,6 +60,16 @@ impl Completion {
     }
 }
 
+/// A request between [`Timer::begin`] and [`Timer::finish`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use = "a begun request must be finished"]
+pub struct Ticket {
+    kind: RequestKind,
+    pages: u32,
+    arrival_at: u64,
+    issue_at: u64,
+}
+
 /// Poisson arrivals for open-loop synthetic workloads.
 #[derive(Debug, Clone)]
 struct PoissonArrivals {
@@ -173,26 +183,21 @@ impl Timer {
         self.ops.clear();
     }
 
-    /// Runs one host request: `body` performs it on the FTL (which logs its
-    /// flash operations, GC included), and the model places those operations
-    /// in time. `arrival_ns` is the request's trace time in open loop: time
-    /// runs from the first one given since `reset`, divided by
-    /// `timing.speedup`. It is ignored in closed loop and may be `None` for
-    /// synthetic open-loop workloads. A write that triggers GC
-    /// completes when that GC has (foreground GC); other requests wait for it
-    /// only where they share a LUN or channel.
+    /// Starts one host request: runs background GC in the idle time before
+    /// it (open loop) and places it in simulated time. The caller then
+    /// carries the request out on the FTL (which logs its flash operations,
+    /// GC included) and calls [`Timer::finish`]. `arrival_ns` is the
+    /// request's trace time in open loop: time runs from the first one given
+    /// since `reset`, divided by `timing.speedup`. It is ignored in closed
+    /// loop and may be `None` for synthetic open-loop workloads.
     #[inline]
-    pub fn submit<F>(
+    pub fn begin(
         &mut self,
         ssd: &mut Ssd,
         kind: RequestKind,
         pages: u32,
         arrival_ns: Option<u64>,
-        body: F,
-    ) -> Result<Completion, SimError>
-    where
-        F: FnOnce(&mut Ssd) -> Result<(), SimError>,
-    {
+    ) -> Result<Ticket, SimError> {
         let arrival_at = match self.params.mode {
             TimingMode::Closed => None,
             TimingMode::Open => match (arrival_ns, &mut self.arrivals) {
@@ -217,13 +222,37 @@ impl Timer {
         }
         let issue_at = self.replay.issue_at(arrival_at.unwrap_or(0));
         let arrival_at = arrival_at.unwrap_or(issue_at).min(issue_at);
-        if let Err(e) = body(ssd) {
-            // Keep the replay consistent; the run stops with this error.
-            self.replay.complete(issue_at);
-            ssd.take_ops(&mut self.ops);
-            return Err(e);
-        }
+        Ok(Ticket {
+            kind,
+            pages,
+            arrival_at,
+            issue_at,
+        })
+    }
+
+    /// Ends the request `ticket` began: its flash operations (logged by
+    /// `ssd` since `begin`) are scheduled, and it completes when the last
+    /// one has. A write that triggered GC completes when that GC has
+    /// (foreground GC); other requests wait for it only where they share a
+    /// LUN or channel. `failed`: the request stopped with an error; the
+    /// replay is kept consistent and nothing is recorded.
+    #[inline]
+    pub fn finish(&mut self, ssd: &mut Ssd, ticket: Ticket, failed: bool) -> Completion {
+        let Ticket {
+            kind,
+            pages,
+            arrival_at,
+            issue_at,
+        } = ticket;
         ssd.take_ops(&mut self.ops);
+        if failed {
+            self.replay.complete(issue_at);
+            return Completion {
+                arrival_at,
+                issue_at,
+                done_at: issue_at,
+            };
+        }
         let done_at = self
             .engine
             .schedule(&self.ops, issue_at + self.params.overhead_ns);
@@ -234,11 +263,11 @@ impl Timer {
         {
             self.stats.close_window(issue_at, &self.engine);
         }
-        Ok(Completion {
+        Completion {
             arrival_at,
             issue_at,
             done_at,
-        })
+        }
     }
 
     /// The timing results since the last `reset`.

@@ -16,12 +16,15 @@ pub enum RequestKind {
     Flush,
 }
 
-impl From<crate::workload::Op> for RequestKind {
-    fn from(op: crate::workload::Op) -> Self {
+impl From<crate::request::Op> for RequestKind {
+    fn from(op: crate::request::Op) -> Self {
+        use crate::request::Op;
         match op {
-            crate::workload::Op::Read => RequestKind::Read,
-            crate::workload::Op::Write => RequestKind::Write,
-            crate::workload::Op::Trim => RequestKind::Trim,
+            Op::Read => RequestKind::Read,
+            Op::Write => RequestKind::Write,
+            // Remap and clone move no data: metadata updates, like a trim.
+            Op::Trim | Op::Remap | Op::Clone => RequestKind::Trim,
+            Op::Flush => RequestKind::Flush,
         }
     }
 }

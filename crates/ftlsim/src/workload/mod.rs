@@ -11,12 +11,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::config::{Config, WorkloadType};
 use crate::rng;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
-    Write,
-    Read,
-    Trim,
-}
+use crate::request::Op;
 
 /// One request from a generator, in pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -176,6 +171,11 @@ impl Generator {
             trim_fraction: w.trim_fraction,
             rng: rng::stream(w.seed, "workload"),
         }
+    }
+
+    /// Whether pages carry content (dedup runs): writes then need fingerprints.
+    pub fn has_content(&self) -> bool {
+        self.content.is_some()
     }
 
     pub fn request_pages(&self) -> u32 {
@@ -351,7 +351,7 @@ mod tests {
             match g.next_request().op {
                 Op::Read => r += 1,
                 Op::Trim => t += 1,
-                Op::Write => {}
+                _ => {}
             }
         }
         assert!((r as f64 / n as f64 - 0.5).abs() < 0.01);

@@ -1,0 +1,207 @@
+//! `lba-streams`: manual streams by address. Writes to an LPN range go to
+//! the range's stream, the rest to stream 0 — the "manual streams"
+//! baseline of the multi-stream literature, where an administrator maps
+//! known hot regions (a log, a table) to their own stream.
+
+use serde::{Deserialize, Serialize};
+
+use super::HostLayer;
+use crate::error::{ConfigError, SimError};
+use crate::metrics::LayerStats;
+use crate::request::{BlockDevice, Completion, Op, Request};
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LbaStreamsConfig {
+    /// `[start_lpn, end_lpn, stream]`, half-open `[start, end)`, not overlapping.
+    pub ranges: Vec<[u64; 3]>,
+}
+
+impl LbaStreamsConfig {
+    pub(super) fn validate(
+        &self,
+        key: &str,
+        below_pages: u64,
+        streams: u16,
+    ) -> Result<(), ConfigError> {
+        let mut sorted: Vec<(usize, [u64; 3])> = self.ranges.iter().copied().enumerate().collect();
+        for &(i, [start, end, stream]) in &sorted {
+            let at = format!("{key}.ranges[{i}]");
+            if start >= end {
+                return Err(ConfigError::new(
+                    at,
+                    format!("[{start}, {end}) is empty: start must be below end"),
+                ));
+            }
+            if end > below_pages {
+                return Err(ConfigError::new(
+                    at,
+                    format!(
+                        "[{start}, {end}) reaches past the logical space of {below_pages} pages"
+                    ),
+                ));
+            }
+            if stream >= u64::from(streams) {
+                return Err(ConfigError::new(
+                    at,
+                    format!("stream {stream} is not below ftl.streams = {streams}"),
+                ));
+            }
+        }
+        sorted.sort_by_key(|&(_, [start, _, _])| start);
+        for pair in sorted.windows(2) {
+            let ((i, [_, end, _]), (j, [start, _, _])) = (pair[0], pair[1]);
+            if start < end {
+                return Err(ConfigError::new(
+                    format!("{key}.ranges[{j}]"),
+                    format!("overlaps {key}.ranges[{i}]"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The layer: a sorted, non-overlapping list of ranges.
+pub struct LbaStreams {
+    /// `(start, end, stream)`, sorted by start.
+    ranges: Vec<(u64, u64, u16)>,
+    stats: LayerStats,
+    /// The request passed down, reused.
+    scratch: Request,
+}
+
+impl LbaStreams {
+    pub fn new(config: &LbaStreamsConfig, _below_pages: u64) -> Self {
+        let mut ranges: Vec<(u64, u64, u16)> = config
+            .ranges
+            .iter()
+            .map(|&[s, e, stream]| (s, e, stream as u16))
+            .collect();
+        ranges.sort_unstable();
+        Self {
+            ranges,
+            stats: LayerStats {
+                name: "lba-streams".to_string(),
+                ..LayerStats::default()
+            },
+            scratch: Request::default(),
+        }
+    }
+
+    /// The stream of `lpn` and the end of the run of pages that share it.
+    fn stream_at(&self, lpn: u64) -> (u16, u64) {
+        // The first range that ends after lpn.
+        let i = self.ranges.partition_point(|&(_, end, _)| end <= lpn);
+        match self.ranges.get(i) {
+            Some(&(start, end, stream)) if start <= lpn => (stream, end),
+            Some(&(start, _, _)) => (0, start),
+            None => (0, u64::MAX),
+        }
+    }
+}
+
+impl HostLayer for LbaStreams {
+    fn name(&self) -> &'static str {
+        "lba-streams"
+    }
+
+    fn submit(
+        &mut self,
+        req: &Request,
+        below: &mut dyn BlockDevice,
+    ) -> Result<Completion, SimError> {
+        let pages = u64::from(req.pages);
+        match req.op {
+            Op::Write => self.stats.write_pages_in += pages,
+            Op::Read => self.stats.read_pages_in += pages,
+            Op::Trim => self.stats.trim_pages_in += pages,
+            Op::Flush | Op::Remap | Op::Clone => {}
+        }
+        if req.op != Op::Write {
+            let done = below.submit(req)?;
+            match req.op {
+                Op::Read => self.stats.read_pages_out += pages,
+                Op::Trim => self.stats.trim_pages_out += pages,
+                _ => {}
+            }
+            return Ok(done);
+        }
+        // A write may cross range boundaries: one request per run of pages
+        // that share a stream.
+        let mut done = Completion::default();
+        let mut lpn = req.lpn;
+        let end = req.lpn + pages;
+        while lpn < end {
+            let (stream, run_end) = self.stream_at(lpn);
+            let run_end = run_end.min(end);
+            let first = (lpn - req.lpn) as usize;
+            let n = (run_end - lpn) as usize;
+            self.scratch.copy_from(req);
+            self.scratch.lpn = lpn;
+            self.scratch.pages = n as u32;
+            self.scratch.stream = stream;
+            self.scratch.fingerprints.clear();
+            if let Some(fps) = req.fingerprints.get(first..first + n) {
+                self.scratch.fingerprints.extend_from_slice(fps);
+            }
+            below.submit(&self.scratch)?;
+            self.stats.write_pages_out += n as u64;
+            done.mapped_pages += n as u32;
+            lpn = run_end;
+        }
+        Ok(done)
+    }
+
+    fn logical_pages(&self, below_pages: u64) -> u64 {
+        below_pages
+    }
+
+    fn stats(&self) -> LayerStats {
+        self.stats.clone().with_wa()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stream_lookup_covers_gaps_and_ends() {
+        let layer = LbaStreams::new(
+            &LbaStreamsConfig {
+                ranges: vec![[100, 200, 2], [10, 20, 1]],
+            },
+            1000,
+        );
+        assert_eq!(layer.stream_at(0), (0, 10));
+        assert_eq!(layer.stream_at(10), (1, 20));
+        assert_eq!(layer.stream_at(19), (1, 20));
+        assert_eq!(layer.stream_at(20), (0, 100));
+        assert_eq!(layer.stream_at(150), (2, 200));
+        assert_eq!(layer.stream_at(200), (0, u64::MAX));
+    }
+
+    #[test]
+    fn validation_names_the_range() {
+        let c = |ranges| LbaStreamsConfig { ranges };
+        let e = c(vec![[0, 10, 1], [5, 20, 1]])
+            .validate("host.layers[0]", 100, 2)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("host.layers[0].ranges[1]") && e.contains("overlaps"),
+            "{e}"
+        );
+        let e = c(vec![[0, 200, 1]])
+            .validate("host.layers[0]", 100, 2)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("ranges[0]") && e.contains("100 pages"), "{e}");
+        let e = c(vec![[0, 10, 2]])
+            .validate("host.layers[0]", 100, 2)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("ftl.streams = 2"), "{e}");
+    }
+}

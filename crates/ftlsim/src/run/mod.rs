@@ -1,0 +1,533 @@
+//! The run: precondition, warm up, measure, report — one driver loop for
+//! untimed, timed and trace runs, over the SSD alone or a stack of host
+//! layers.
+
+pub mod feed;
+pub mod recorder;
+pub mod report;
+pub mod target;
+
+use crate::config::{Config, Precondition, WorkloadType, DEFAULT_WRITES};
+use crate::error::SimError;
+use crate::ftl::{Ssd, SsdOptions};
+use crate::host::Stack;
+use crate::metrics::{Counters, LayerStats, LogHistogram, Phase, StreamCounters};
+use crate::request::{Op, Request, RequestSource};
+use crate::timing::{ArrivalSource, RequestKind, Timer};
+use crate::workload::Generator;
+use feed::{External, Synthetic};
+use recorder::Recorder;
+pub use report::Report;
+use target::Target;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunOptions {
+    /// Run the invariant checker at every time-series sample and at the end.
+    pub check: bool,
+}
+
+/// Where a run is, for progress bars.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    pub phase: Phase,
+    /// Work units (pages or requests) done and planned over the whole run.
+    pub done: u64,
+    pub total: u64,
+}
+
+/// What a phase runs until.
+#[derive(Debug, Clone, Copy)]
+enum Measured {
+    Pages(u64),
+    Requests(u64),
+}
+
+/// Where a phase's requests come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Workload {
+    /// The logical space in order, one page per request, unique content.
+    Fill,
+    /// The generator's writes.
+    Writes,
+    /// The generator's read/write/trim mix.
+    Mix,
+    /// The external source (a trace).
+    External,
+}
+
+/// The SSD alone (static dispatch) or a stack of host layers over it.
+enum Device {
+    Plain(Ssd),
+    Stacked(Stack),
+}
+
+/// Progress is reported every this many requests (and at every sample).
+const PROGRESS_EVERY_REQUESTS: u64 = 4096;
+
+/// What a phase's loop reads and updates besides the device.
+struct Driver<'a> {
+    generator: &'a mut Generator,
+    synthetic: &'a mut Synthetic,
+    external: Option<&'a mut External>,
+    recorder: &'a mut Recorder,
+    timer: Option<&'a mut Timer>,
+    req: &'a mut Request,
+    /// Units done before this phase, and planned over the run.
+    done_before: u64,
+    total: u64,
+    source_exhausted: &'a mut bool,
+}
+
+/// A run in its phases, so that callers (the bench) can time one phase alone.
+pub struct Simulation {
+    cfg: Config,
+    device: Device,
+    generator: Generator,
+    synthetic: Synthetic,
+    external: Option<External>,
+    recorder: Recorder,
+    timer: Option<Timer>,
+    req: Request,
+    done: u64,
+    total: u64,
+    precondition_pages: u64,
+    warmup_pages: u64,
+    measured: Measured,
+    /// The phase in which the device reached end of life.
+    end_of_life: Option<Phase>,
+    source_exhausted: bool,
+    layers_at_start: Vec<LayerStats>,
+    streams_at_start: Vec<StreamCounters>,
+}
+
+impl Simulation {
+    /// Builds an erased device and the workload of a config (validated here).
+    pub fn new(cfg: &Config, options: &RunOptions) -> Result<Self, SimError> {
+        if cfg.workload.kind == WorkloadType::Trace {
+            return Err(crate::ConfigError::new(
+                "workload.type",
+                "a trace replay needs its trace opened: use Simulation::with_source (ftlsim-run does)",
+            )
+            .into());
+        }
+        Self::new_inner(cfg, options)
+    }
+
+    fn new_inner(cfg: &Config, options: &RunOptions) -> Result<Self, SimError> {
+        let ssd = Ssd::new(
+            cfg,
+            &SsdOptions {
+                track_content: false,
+                survival: cfg.metrics.survival,
+            },
+        )?;
+        let logical = u64::from(ssd.logical_pages());
+        let device = if cfg.host.layers.is_empty() {
+            Device::Plain(ssd)
+        } else {
+            Device::Stacked(Stack::new(&cfg.host, ssd))
+        };
+        let window = cfg
+            .metrics
+            .window
+            .map_or((logical / 20).max(1), |w| w.to_pages(logical).max(1));
+        let precondition_pages = match cfg.workload.precondition {
+            Precondition::None => 0,
+            Precondition::SequentialFill => logical,
+        };
+        let warmup_pages = cfg.warmup_pages();
+        let measured = match (cfg.workload.requests, cfg.workload.writes) {
+            (Some(r), _) => Measured::Requests(r),
+            (None, w) => Measured::Pages(w.unwrap_or(DEFAULT_WRITES).to_pages(logical)),
+        };
+        let total = precondition_pages
+            + warmup_pages
+            + match measured {
+                Measured::Requests(r) | Measured::Pages(r) => r,
+            };
+        let timer = match cfg.timing {
+            Some(_) if cfg.workload.kind == WorkloadType::Trace => {
+                Some(Timer::new(cfg, ArrivalSource::Given)?)
+            }
+            Some(_) => Some(Timer::new(cfg, ArrivalSource::Synthetic)?),
+            None => None,
+        };
+        Ok(Self {
+            cfg: cfg.clone(),
+            device,
+            generator: Generator::new(cfg),
+            synthetic: Synthetic::default(),
+            external: None,
+            recorder: Recorder::new(window, options.check),
+            timer,
+            req: Request::default(),
+            done: 0,
+            total,
+            precondition_pages,
+            warmup_pages,
+            measured,
+            end_of_life: None,
+            source_exhausted: false,
+            layers_at_start: Vec::new(),
+            streams_at_start: Vec::new(),
+        })
+    }
+
+    /// A simulation whose workload comes from `source` (a trace replay).
+    /// With neither `workload.writes` nor `workload.requests`, the measured
+    /// window runs to the end of the source.
+    pub fn with_source(
+        cfg: &Config,
+        options: &RunOptions,
+        source: Box<dyn RequestSource>,
+    ) -> Result<Self, SimError> {
+        let mut sim = Self::new_inner(cfg, options)?;
+        if cfg.workload.requests.is_none() && cfg.workload.writes.is_none() {
+            sim.measured = Measured::Requests(u64::MAX);
+            sim.total = sim.precondition_pages + sim.warmup_pages;
+        }
+        let fill_content = sim.generator.has_content();
+        sim.external = Some(External::new(source, fill_content));
+        Ok(sim)
+    }
+
+    /// Whether a trace source ran out before its limits were reached.
+    pub fn source_exhausted(&self) -> bool {
+        self.source_exhausted
+    }
+
+    pub fn ssd(&self) -> &Ssd {
+        match &self.device {
+            Device::Plain(ssd) => ssd,
+            Device::Stacked(stack) => stack.ssd(),
+        }
+    }
+
+    fn ssd_mut(&mut self) -> &mut Ssd {
+        match &mut self.device {
+            Device::Plain(ssd) => ssd,
+            Device::Stacked(stack) => stack.ssd_mut(),
+        }
+    }
+
+    fn layer_stats(&self) -> Vec<LayerStats> {
+        let mut out = Vec::new();
+        match &self.device {
+            Device::Plain(ssd) => crate::request::BlockDevice::layer_stats(ssd, &mut out),
+            Device::Stacked(stack) => crate::request::BlockDevice::layer_stats(stack, &mut out),
+        }
+        out
+    }
+
+    /// Units of work the measured phase will do (pages, or requests for a mix).
+    pub fn measured_units(&self) -> u64 {
+        match self.measured {
+            Measured::Requests(r) | Measured::Pages(r) => r,
+        }
+    }
+
+    /// Runs one phase's loop; end of life becomes a flag that stops the
+    /// remaining phases.
+    fn phase(
+        &mut self,
+        phase: Phase,
+        workload: Workload,
+        budget: Measured,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(), SimError> {
+        if self.end_of_life.is_some() {
+            return Ok(());
+        }
+        let (max_pages, max_requests) = match budget {
+            Measured::Pages(p) => (p, u64::MAX),
+            Measured::Requests(r) => (u64::MAX, r),
+        };
+        let mut driver = Driver {
+            generator: &mut self.generator,
+            synthetic: &mut self.synthetic,
+            external: self.external.as_mut(),
+            recorder: &mut self.recorder,
+            timer: if phase == Phase::Measure {
+                self.timer.as_mut()
+            } else {
+                None
+            },
+            req: &mut self.req,
+            done_before: self.done,
+            total: self.total,
+            source_exhausted: &mut self.source_exhausted,
+        };
+        let result = match &mut self.device {
+            Device::Plain(ssd) => {
+                driver.drive(ssd, phase, workload, max_pages, max_requests, progress)
+            }
+            Device::Stacked(stack) => {
+                driver.drive(stack, phase, workload, max_pages, max_requests, progress)
+            }
+        };
+        self.done += match budget {
+            Measured::Pages(p) | Measured::Requests(p) if p != u64::MAX => p,
+            _ => 0,
+        };
+        match result {
+            Err(SimError::EndOfLife { .. }) => {
+                self.end_of_life = Some(phase);
+                Ok(())
+            }
+            other => other,
+        }
+    }
+
+    /// Sequential fill of the logical space (when the config asks for it).
+    pub fn precondition(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<(), SimError> {
+        let pages = self.precondition_pages;
+        self.phase(
+            Phase::Precondition,
+            Workload::Fill,
+            Measured::Pages(pages),
+            progress,
+        )
+    }
+
+    /// Writes that age the device but are excluded from the measurement.
+    pub fn warm_up(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<(), SimError> {
+        let workload = if self.external.is_some() {
+            Workload::External
+        } else {
+            Workload::Writes
+        };
+        let pages = self.warmup_pages;
+        self.phase(Phase::Warmup, workload, Measured::Pages(pages), progress)
+    }
+
+    /// The measured window.
+    pub fn measure(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<(), SimError> {
+        let counters = self.ssd().counters;
+        self.recorder.measure_start = Some(counters);
+        self.layers_at_start = self.layer_stats();
+        self.streams_at_start = self.ssd().stream_counters.clone();
+        let ssd = self.ssd_mut();
+        if let Some(h) = &mut ssd.survival {
+            *h = LogHistogram::default();
+        }
+        if let Some(sh) = &mut ssd.sharing {
+            sh.survival_single = LogHistogram::default();
+            sh.survival_multi = LogHistogram::default();
+        }
+        let measured = self.measured;
+        if let Some(timer) = self.timer.as_mut() {
+            let request_pages = u64::from(self.generator.request_pages());
+            let requests = match measured {
+                Measured::Pages(p) => p.div_ceil(request_pages),
+                Measured::Requests(r) => r,
+            };
+            // Latency samples: 100 over a known window, every 10,000 requests of a whole trace.
+            timer.reset(if requests == u64::MAX {
+                10_000
+            } else {
+                (requests / 100).max(1)
+            });
+            let ssd = match &mut self.device {
+                Device::Plain(ssd) => ssd,
+                Device::Stacked(stack) => stack.ssd_mut(),
+            };
+            timer.attach(ssd);
+        }
+        let workload = match (self.external.is_some(), measured) {
+            (true, _) => Workload::External,
+            (false, Measured::Pages(_)) => Workload::Writes,
+            (false, Measured::Requests(_)) => Workload::Mix,
+        };
+        self.phase(Phase::Measure, workload, measured, progress)
+    }
+
+    /// The report of the measured window.
+    pub fn finish(mut self) -> Result<Report, SimError> {
+        let start = self.recorder.measure_start.unwrap_or_default();
+        // A last, partial window: kept when it is at least half a window
+        // (a sliver of a window gives a WAF that is mostly noise) or when
+        // the measured phase has no sample yet.
+        let since = self.ssd().counters.host_write_pages - self.recorder.last.host_write_pages;
+        let measured_sampled = self.recorder.rows.iter().any(|r| r.phase == Phase::Measure);
+        if since > 0 && (2 * since >= self.recorder.window || !measured_sampled) {
+            match &self.device {
+                Device::Plain(ssd) => self.recorder.sample(ssd, Phase::Measure)?,
+                Device::Stacked(stack) => self.recorder.sample(stack, Phase::Measure)?,
+            }
+        }
+        if self.recorder.check && self.end_of_life.is_none() {
+            match &self.device {
+                Device::Plain(ssd) => ssd.check_invariants()?,
+                Device::Stacked(stack) => stack.check_invariants()?,
+            }
+        }
+        let layers: Vec<LayerStats> = self
+            .layer_stats()
+            .iter()
+            .zip(
+                self.layers_at_start
+                    .iter()
+                    .chain(std::iter::repeat(&LayerStats::default())),
+            )
+            .map(|(now, then)| now.since(then))
+            .collect();
+        let timing = self
+            .timer
+            .as_mut()
+            .map(Timer::summary)
+            .filter(|t| t.requests > 0);
+        let (cfg, ssd) = (&self.cfg, self.ssd());
+        let m: Counters = ssd.counters.since(&start);
+        let empty_reason = match self.end_of_life {
+            Some(Phase::Precondition) => {
+                Some("the device reached end of life during preconditioning".to_string())
+            }
+            Some(Phase::Warmup) => {
+                Some("the device reached end of life during warm-up".to_string())
+            }
+            _ if self.measured_units() == 0 => Some(
+                "the measured window is empty (workload.writes or workload.requests is 0)"
+                    .to_string(),
+            ),
+            _ => None,
+        };
+        let wear = report::Wear::of(ssd);
+        let streams = ssd
+            .stream_counters
+            .iter()
+            .zip(
+                self.streams_at_start
+                    .iter()
+                    .chain(std::iter::repeat(&StreamCounters::default())),
+            )
+            .enumerate()
+            .map(|(i, (now, then))| report::StreamReport {
+                stream: i as u16,
+                counters: now.since(then),
+            })
+            .collect();
+        Ok(Report {
+            seed: cfg.workload.seed,
+            window: report::Window::of(&m, empty_reason),
+            lifetime: report::Lifetime::of(cfg, ssd, &m, &wear, self.end_of_life.is_some()),
+            wear,
+            survival: report::Survival::of(ssd),
+            device: report::Device {
+                logical_pages: u64::from(ssd.logical_pages()),
+                physical_pages: cfg.physical_pages(),
+                spare_factor: cfg.device.spare_factor,
+                precondition_pages: self.precondition_pages,
+                warmup_pages: self.warmup_pages,
+                total_host_write_pages: ssd.counters.host_write_pages,
+                state_bytes_per_physical_page: ssd.state_bytes_per_physical_page(),
+            },
+            timing: report::Timing::of(timing.as_ref()),
+            sharing: report::Sharing::of(ssd, &m),
+            tcwa: report::tcwa(&layers),
+            layers,
+            streams,
+            series: std::mem::take(&mut self.recorder.rows),
+            latency_series: timing.as_ref().map_or_else(Vec::new, |t| t.series.clone()),
+            lun_busy: timing.map_or_else(Vec::new, |t| t.luns),
+        })
+    }
+}
+
+impl Driver<'_> {
+    /// The one request loop: until `max_pages` host pages were written,
+    /// `max_requests` requests ran, or the source ends.
+    fn drive<D: Target>(
+        &mut self,
+        dev: &mut D,
+        phase: Phase,
+        workload: Workload,
+        max_pages: u64,
+        max_requests: u64,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(), SimError> {
+        let (mut written, mut requests) = (0u64, 0u64);
+        let counts_pages = max_pages != u64::MAX;
+        while written < max_pages && requests < max_requests {
+            let external = match workload {
+                Workload::Fill => {
+                    self.req.set(Op::Write, written, 1);
+                    if self.generator.has_content() {
+                        self.req.fingerprints.push(self.generator.unique_content());
+                    }
+                    None
+                }
+                Workload::Writes => {
+                    self.synthetic
+                        .write(self.generator, dev, max_pages - written, self.req);
+                    None
+                }
+                Workload::Mix => {
+                    feed::mix(self.generator, self.req);
+                    None
+                }
+                Workload::External => {
+                    let ext = self
+                        .external
+                        .as_deref_mut()
+                        .expect("an external workload has a source");
+                    match ext.next(dev, self.generator)? {
+                        Some(req) => Some(req),
+                        None => {
+                            *self.source_exhausted = true;
+                            break;
+                        }
+                    }
+                }
+            };
+            let req = external.as_ref().unwrap_or(self.req);
+            let result = match self.timer.as_deref_mut() {
+                None => dev.submit(req).map(|_| ()),
+                Some(timer) => {
+                    let ticket = timer.begin(
+                        dev.ssd_mut(),
+                        RequestKind::from(req.op),
+                        req.pages,
+                        req.arrival_ns,
+                    )?;
+                    let result = dev.submit(req).map(|_| ());
+                    timer.finish(dev.ssd_mut(), ticket, result.is_err());
+                    result
+                }
+            };
+            if req.op == Op::Write {
+                written += u64::from(req.pages);
+            }
+            requests += 1;
+            if let (Some(req), Some(ext)) = (external, self.external.as_deref_mut()) {
+                ext.recycle(req);
+            }
+            result?;
+            let sampled = self.recorder.due(dev);
+            if sampled {
+                self.recorder.sample(dev, phase)?;
+            }
+            if sampled || requests % PROGRESS_EVERY_REQUESTS == 0 {
+                let units = if counts_pages { written } else { requests };
+                progress(Progress {
+                    phase,
+                    done: self.done_before + units,
+                    total: self.total,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs a config from an erased device to a report.
+pub fn run(
+    cfg: &Config,
+    options: &RunOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Report, SimError> {
+    let mut sim = Simulation::new(cfg, options)?;
+    sim.precondition(progress)?;
+    sim.warm_up(progress)?;
+    sim.measure(progress)?;
+    sim.finish()
+}

@@ -1,0 +1,304 @@
+//! The report of a run's measured window, built from sections: each section
+//! is a small struct with the function that fills it. Flattened, the report
+//! reads as one JSON object (the keys `run --json` has always printed) or
+//! one CSV row.
+
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::ftl::Ssd;
+use crate::metrics::{Counters, LayerStats, LogHistogram, SeriesRow, StreamCounters};
+use crate::timing::{LatencyRow, LunRow, TimingSummary};
+
+/// The result of a run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub seed: u64,
+    #[serde(flatten)]
+    pub window: Window,
+    #[serde(flatten)]
+    pub wear: Wear,
+    #[serde(flatten)]
+    pub survival: Survival,
+    #[serde(flatten)]
+    pub lifetime: Lifetime,
+    #[serde(flatten)]
+    pub device: Device,
+    #[serde(flatten)]
+    pub timing: Timing,
+    #[serde(flatten)]
+    pub sharing: Sharing,
+    /// The stack, top to bottom, the device last: pages in and out of each
+    /// layer over the measured window.
+    pub layers: Vec<LayerStats>,
+    /// Total combined write amplification: the product of every layer's WA
+    /// and the device's WAF; null when a layer received no writes.
+    pub tcwa: Option<f64>,
+    /// Per host stream, over the measured window.
+    pub streams: Vec<StreamReport>,
+    /// Samples of WAF over time, every phase.
+    #[serde(skip)]
+    pub series: Vec<SeriesRow>,
+    /// Latency over time (timing on): one row per `timing.series_window` requests.
+    #[serde(skip)]
+    pub latency_series: Vec<LatencyRow>,
+    /// Busy fraction of every LUN (timing on).
+    #[serde(skip)]
+    pub lun_busy: Vec<LunRow>,
+}
+
+/// The measured window's counters.
+#[derive(Debug, Clone, Serialize)]
+pub struct Window {
+    pub host_write_pages: u64,
+    pub host_read_pages: u64,
+    pub host_read_unmapped_pages: u64,
+    pub host_trim_pages: u64,
+    pub flushes: u64,
+    pub nand_write_pages: u64,
+    pub gc_copy_pages: u64,
+    pub wl_copy_pages: u64,
+    /// NAND page programs / host page writes of the device; null when the
+    /// window holds no host write (`waf_null_reason` says why).
+    pub waf: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waf_null_reason: Option<String>,
+    pub gc_count: u64,
+    /// Victims of `gc_count` reclaimed by background GC (timing model, idle time).
+    pub background_gc_count: u64,
+    pub erase_count: u64,
+}
+
+impl Window {
+    pub fn of(m: &Counters, empty_reason: Option<String>) -> Self {
+        let waf = (m.host_write_pages > 0).then(|| m.waf());
+        Self {
+            host_write_pages: m.host_write_pages,
+            host_read_pages: m.host_read_pages,
+            host_read_unmapped_pages: m.host_read_unmapped_pages,
+            host_trim_pages: m.host_trim_pages,
+            flushes: m.flushes,
+            nand_write_pages: m.nand_write_pages,
+            gc_copy_pages: m.gc_copy_pages,
+            wl_copy_pages: m.wl_copy_pages,
+            waf,
+            waf_null_reason: waf.is_none().then(|| {
+                empty_reason.unwrap_or_else(|| "the measured window wrote no host page".to_string())
+            }),
+            gc_count: m.gc_count,
+            background_gc_count: m.background_gc_count,
+            erase_count: m.erase_count,
+        }
+    }
+}
+
+/// Per-block erase counts at the end of the run (the device's wear state).
+#[derive(Debug, Clone, Serialize)]
+pub struct Wear {
+    pub erase_max: u32,
+    pub erase_min: u32,
+    pub erase_mean: f64,
+    pub erase_stddev: f64,
+}
+
+impl Wear {
+    pub fn of(ssd: &Ssd) -> Self {
+        let w = ssd.wear();
+        Self {
+            erase_max: w.max,
+            erase_min: w.min,
+            erase_mean: w.mean,
+            erase_stddev: w.stddev,
+        }
+    }
+}
+
+/// Page survival time, write to invalidation, in host page writes; pages
+/// invalidated in the measured window. Null when survival is off.
+#[derive(Debug, Clone, Serialize)]
+pub struct Survival {
+    pub survival_count: Option<u64>,
+    pub survival_mean: Option<f64>,
+    pub survival_p50: Option<u64>,
+    pub survival_p90: Option<u64>,
+    pub survival_p99: Option<u64>,
+    pub survival_p999: Option<u64>,
+}
+
+impl Survival {
+    pub fn of(ssd: &Ssd) -> Self {
+        let s = ssd.survival.as_ref().map(LogHistogram::summary);
+        Self {
+            survival_count: s.map(|s| s.count),
+            survival_mean: s.map(|s| s.mean),
+            survival_p50: s.map(|s| s.p50),
+            survival_p90: s.map(|s| s.p90),
+            survival_p99: s.map(|s| s.p99),
+            survival_p999: s.map(|s| s.p999),
+        }
+    }
+}
+
+/// How long the device lasts at the measured erase rate.
+#[derive(Debug, Clone, Serialize)]
+pub struct Lifetime {
+    /// Host bytes the device absorbs over its whole P/E budget at the measured
+    /// erase rate, assuming even wear; null without a P/E limit or without erases.
+    pub lifetime_host_write_bytes: Option<f64>,
+    /// The same in full logical-capacity writes.
+    pub lifetime_drive_writes: Option<f64>,
+    /// Lifetime without even wear: full drive writes until the most-worn
+    /// block reaches the P/E limit, if wear keeps the spread it has now
+    /// (the even-wear lifetime × mean / max erase count). Placement that
+    /// spreads or concentrates wear shows here; null without a P/E limit or erases.
+    pub lifetime_worst_block_drive_writes: Option<f64>,
+    pub end_of_life: bool,
+    pub retired_blocks: u32,
+    pub free_blocks: u32,
+}
+
+impl Lifetime {
+    pub fn of(cfg: &Config, ssd: &Ssd, m: &Counters, wear: &Wear, end_of_life: bool) -> Self {
+        let logical = u64::from(ssd.logical_pages());
+        let pe_budget = u64::from(cfg.device.pe_cycle_limit) * u64::from(cfg.device.blocks);
+        let lifetime_pages = (pe_budget > 0 && m.erase_count > 0)
+            .then(|| m.host_write_pages as f64 * pe_budget as f64 / m.erase_count as f64);
+        Self {
+            lifetime_host_write_bytes: lifetime_pages.map(|p| p * f64::from(cfg.device.page_bytes)),
+            lifetime_drive_writes: lifetime_pages.map(|p| p / logical as f64),
+            lifetime_worst_block_drive_writes: lifetime_pages
+                .filter(|_| wear.erase_max > 0)
+                .map(|p| p / logical as f64 * wear.erase_mean / f64::from(wear.erase_max)),
+            end_of_life,
+            retired_blocks: ssd.retired_blocks(),
+            free_blocks: ssd.free_blocks(),
+        }
+    }
+}
+
+/// The device and the run's phases.
+#[derive(Debug, Clone, Serialize)]
+pub struct Device {
+    pub logical_pages: u64,
+    pub physical_pages: u64,
+    pub spare_factor: f64,
+    /// Planned host page writes of the precondition and warm-up phases.
+    pub precondition_pages: u64,
+    pub warmup_pages: u64,
+    /// Host page writes that ran, every phase (less than planned after end of life).
+    pub total_host_write_pages: u64,
+    pub state_bytes_per_physical_page: f64,
+}
+
+/// Timing model results, null without a `[timing]` section.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Timing {
+    /// Requests of every kind and host bytes moved per simulated second, and
+    /// simulated time from the window's start to its last completion.
+    pub iops: Option<f64>,
+    pub bandwidth_bytes_per_sec: Option<f64>,
+    pub sim_time_ns: Option<u64>,
+    /// Request latency in µs: completion − issue (closed loop) or − arrival
+    /// (open loop); null when no request of the kind ran.
+    pub read_latency_us_mean: Option<f64>,
+    pub read_latency_us_p50: Option<f64>,
+    pub read_latency_us_p99: Option<f64>,
+    pub read_latency_us_p999: Option<f64>,
+    pub read_latency_us_max: Option<f64>,
+    pub write_latency_us_mean: Option<f64>,
+    pub write_latency_us_p50: Option<f64>,
+    pub write_latency_us_p99: Option<f64>,
+    pub write_latency_us_p999: Option<f64>,
+    pub write_latency_us_max: Option<f64>,
+    /// LUN time on GC work (copies, erases, wear leveling) / all LUN busy time.
+    pub gc_time_share: Option<f64>,
+    /// Busy time / simulated time: mean and max over LUNs, mean over channels.
+    pub lun_busy_mean: Option<f64>,
+    pub lun_busy_max: Option<f64>,
+    pub channel_busy_mean: Option<f64>,
+}
+
+impl Timing {
+    pub fn of(t: Option<&TimingSummary>) -> Self {
+        let read = t.and_then(TimingSummary::read_us);
+        let write = t.and_then(TimingSummary::write_us);
+        Self {
+            iops: t.map(|t| t.iops),
+            bandwidth_bytes_per_sec: t.map(|t| t.bandwidth_bytes_per_sec),
+            sim_time_ns: t.map(|t| t.sim_time_ns),
+            read_latency_us_mean: read.map(|l| l.mean),
+            read_latency_us_p50: read.map(|l| l.p50),
+            read_latency_us_p99: read.map(|l| l.p99),
+            read_latency_us_p999: read.map(|l| l.p999),
+            read_latency_us_max: read.map(|l| l.max),
+            write_latency_us_mean: write.map(|l| l.mean),
+            write_latency_us_p50: write.map(|l| l.p50),
+            write_latency_us_p99: write.map(|l| l.p99),
+            write_latency_us_p999: write.map(|l| l.p999),
+            write_latency_us_max: write.map(|l| l.max),
+            gc_time_share: t.map(|t| t.gc_time_share),
+            lun_busy_mean: t.map(|t| t.lun_busy_mean),
+            lun_busy_max: t.map(|t| t.lun_busy_max),
+            channel_busy_mean: t.map(|t| t.channel_busy_mean),
+        }
+    }
+}
+
+/// Many-to-one mapping (null when off).
+#[derive(Debug, Clone, Serialize)]
+pub struct Sharing {
+    /// Host page writes that were duplicates of live content and programmed
+    /// nothing; pages moved by remap and shared by clone requests.
+    pub dedup_hit_pages: Option<u64>,
+    pub dedup_ratio: Option<f64>,
+    pub remap_pages: Option<u64>,
+    pub clone_pages: Option<u64>,
+    /// Survival of physical pages (program to last reference dropped), by
+    /// mapping class: pages never shared, and pages mapped by two or more
+    /// LPNs at some point of their life. In host page writes.
+    pub survival_single_count: Option<u64>,
+    pub survival_single_mean: Option<f64>,
+    pub survival_multi_count: Option<u64>,
+    pub survival_multi_mean: Option<f64>,
+    /// Reverse-map entries beyond the OOB LPN, fingerprint index entries,
+    /// and the bytes of all sharing state at the end of the run.
+    pub reverse_map_entries: Option<u64>,
+    /// Fingerprint matches whose bytes differed (`ftl.verify_content`).
+    pub fingerprint_collisions: Option<u64>,
+    pub dedup_index_entries: Option<u64>,
+    pub sharing_state_bytes: Option<u64>,
+}
+
+impl Sharing {
+    pub fn of(ssd: &Ssd, m: &Counters) -> Self {
+        let sharing = ssd.sharing();
+        Self {
+            dedup_hit_pages: sharing.map(|_| m.dedup_hit_pages),
+            dedup_ratio: sharing
+                .map(|_| m.dedup_hit_pages as f64 / (m.host_write_pages.max(1)) as f64),
+            remap_pages: sharing.map(|_| m.remap_pages),
+            clone_pages: sharing.map(|_| m.clone_pages),
+            survival_single_count: sharing.map(|s| s.survival_single.count()),
+            survival_single_mean: sharing.map(|s| s.survival_single.mean()),
+            survival_multi_count: sharing.map(|s| s.survival_multi.count()),
+            survival_multi_mean: sharing.map(|s| s.survival_multi.mean()),
+            reverse_map_entries: sharing.map(|s| s.reverse_map_entries() as u64),
+            fingerprint_collisions: sharing.map(|s| s.fingerprint_collisions),
+            dedup_index_entries: sharing.map(|s| s.index_entries() as u64),
+            sharing_state_bytes: sharing.map(|s| s.state_bytes() as u64),
+        }
+    }
+}
+
+/// One host stream over the measured window.
+#[derive(Debug, Clone, Serialize)]
+pub struct StreamReport {
+    pub stream: u16,
+    #[serde(flatten)]
+    pub counters: StreamCounters,
+}
+
+/// The product of the layers' WA (the device's is its WAF).
+pub fn tcwa(layers: &[LayerStats]) -> Option<f64> {
+    layers.iter().map(|l| l.wa).product()
+}
