@@ -1,3 +1,4 @@
 //! Experiments that reproduce a paper.
 
 pub mod coldmap;
+pub mod spec;
