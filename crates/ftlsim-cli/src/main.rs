@@ -54,11 +54,9 @@ enum Command {
         #[command(subcommand)]
         command: trace_cmd::TraceCommand,
     },
-    /// Reproduce a paper's experiment (docs/coldmap.md).
-    Reproduce {
-        #[command(subcommand)]
-        which: reproduce::ReproduceCmd,
-    },
+    /// Reproduce a paper's experiment: a grid of workloads x variants
+    /// described by a file in experiments/ (docs/coldmap.md).
+    Reproduce(reproduce::ReproduceArgs),
     /// Measure simulation throughput and memory.
     Bench {
         /// A 4096-block device instead of the 64 GiB one.
@@ -147,7 +145,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ExitCode::from(1)
             })
         }
-        Command::Reproduce { which } => reproduce::run(which),
+        Command::Reproduce(args) => reproduce::run(args),
         Command::Bench {
             quick,
             segments,

@@ -1,8 +1,10 @@
-//! `ftlsim reproduce coldmap --quick`: the JSON structure, and the paper's
-//! direction on the fio-like workload (docs/coldmap.md).
+//! `ftlsim reproduce`: the coldmap experiment's JSON structure, its numbers
+//! against a stored run, the paper's direction on the fio-like workload
+//! (docs/coldmap.md), and experiments given by path.
 
-use std::path::Path;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -14,7 +16,7 @@ const VARIANTS: [&str; 5] = [
     "remap-separate",
 ];
 
-fn ftlsim(args: &[&str]) -> std::process::Output {
+fn ftlsim(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ftlsim"))
         .args(args)
         .output()
@@ -27,26 +29,89 @@ fn num(v: &Value, key: &str) -> f64 {
         .unwrap_or_else(|| panic!("`{key}` is not a number: {}", v[key]))
 }
 
+/// The shared traces folder, when this checkout has it: the real trace is
+/// third-party data outside the repository, absent on a fresh clone.
+fn traces_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces");
+    if dir.join("homes.replay.0").is_file() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "skipping the homes workload: {} not found",
+            dir.join("homes.replay.0").display()
+        );
+        None
+    }
+}
+
+/// `reproduce coldmap --quick --json`, run once for all the tests that read it.
+fn coldmap_quick() -> &'static Value {
+    static RUN: OnceLock<Value> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let mut args = vec!["reproduce", "coldmap", "--quick", "--json"];
+        let traces = traces_dir();
+        let traces_arg = traces.as_ref().map(|d| d.to_str().expect("UTF-8 path"));
+        if let Some(dir) = traces_arg {
+            args.extend(["--traces", dir]);
+        }
+        let out = ftlsim(&args);
+        assert!(
+            out.status.success(),
+            "stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
+    })
+}
+
+/// Every key of `stored` is in `new` with exactly the same value; `new`
+/// may have more keys. Returns the paths that differ.
+fn differences(stored: &Value, new: &Value, path: &str, out: &mut Vec<String>) {
+    match (stored, new) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in a {
+                match b.get(k) {
+                    Some(w) => differences(v, w, &format!("{path}/{k}"), out),
+                    None => out.push(format!("{path}/{k}: missing")),
+                }
+            }
+        }
+        (a, b) if a != b => out.push(format!("{path}: stored {a}, now {b}")),
+        _ => {}
+    }
+}
+
+#[test]
+fn coldmap_quick_numbers_match_the_stored_run() {
+    let stored: Value =
+        serde_json::from_str(include_str!("data/coldmap_quick.json")).expect("stored JSON");
+    let mut stored = stored;
+    if traces_dir().is_none() {
+        stored["workloads"]
+            .as_object_mut()
+            .expect("workloads")
+            .remove("homes");
+    }
+    let mut diffs = Vec::new();
+    differences(&stored, coldmap_quick(), "", &mut diffs);
+    assert!(
+        diffs.is_empty(),
+        "{} values differ from tests/data/coldmap_quick.json:\n{}",
+        diffs.len(),
+        diffs.join("\n")
+    );
+}
+
 #[test]
 fn coldmap_quick_has_the_structure_and_the_papers_direction() {
-    let out = ftlsim(&["reproduce", "coldmap", "--quick", "--json"]);
-    assert!(
-        out.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object on stdout");
+    let v = coldmap_quick();
     let top: Vec<&String> = v.as_object().expect("an object").keys().collect();
-    assert_eq!(top, ["workloads"], "only `workloads` at the top");
+    assert_eq!(top, ["experiment", "workloads"]);
+    assert_eq!(v["experiment"], "coldmap");
     let workloads = v["workloads"].as_object().expect("workloads is an object");
     let mut expected = vec!["fio", "sysbench", "tpcc", "ycsb"];
-    // The real trace is third-party data outside the repository: present in
-    // this project's checkout, absent on a fresh clone.
-    let trace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/homes.replay.0");
-    if trace.is_file() {
+    if traces_dir().is_some() {
         expected.push("homes");
-    } else {
-        eprintln!("skipping the homes workload: {} not found", trace.display());
     }
     expected.sort_unstable();
     let mut names: Vec<&str> = workloads.keys().map(String::as_str).collect();
@@ -123,6 +188,159 @@ fn coldmap_rejects_an_unknown_workload() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("tpc-d") && err.contains("sysbench"), "{err}");
+}
+
+#[test]
+fn an_unknown_experiment_lists_the_built_in_ones() {
+    let out = ftlsim(&["reproduce", "coldmapp", "--quick"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("coldmapp") && err.contains("coldmap"), "{err}");
+}
+
+#[test]
+fn a_missing_traces_folder_is_one_line_and_exit_2() {
+    let out = ftlsim(&[
+        "reproduce",
+        "coldmap",
+        "--quick",
+        "--traces",
+        "/nonexistent/traces",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("--traces") && err.contains("/nonexistent/traces"),
+        "{err}"
+    );
+}
+
+const TINY: &str = r#"
+name = "tiny"
+title = "a tiny experiment"
+baseline = "greedy"
+csv_config_keys = ["ftl.gc_policy"]
+[sizes.full]
+[sizes.quick]
+sets = ["device.blocks=64"]
+window_logical_capacities = 0.5
+[[workloads]]
+name = "uniform"
+title = "uniform random writes"
+config = "configs/small.toml"
+[[variants]]
+name = "greedy"
+sets = ["ftl.gc_policy=greedy"]
+[[variants]]
+name = "fifo"
+sets = ["ftl.gc_policy=fifo"]
+[[metrics]]
+name = "waf"
+label = "WAF"
+field = "waf"
+column = "WAF"
+decimals = 3
+normalized = "WAF/g"
+chart = true
+[[claims]]
+workload = "uniform"
+label = "greedy collects less than fifo"
+metric = "waf"
+increasing = ["greedy", "fifo"]
+"#;
+
+const SMALL_CONFIG: &str =
+    "[device]\nblocks = 128\npages_per_block = 32\n[workload]\ntype = \"uniform\"\n";
+
+/// An experiment file in a fresh folder, its config in a subfolder.
+fn tiny_experiment(dir_name: &str, text: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(dir_name);
+    std::fs::create_dir_all(dir.join("configs")).unwrap();
+    std::fs::write(dir.join("configs/small.toml"), SMALL_CONFIG).unwrap();
+    let path = dir.join("tiny.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn an_experiment_file_runs_with_configs_relative_to_it() {
+    let path = tiny_experiment("reproduce-tiny", TINY);
+    let out_dir = path.parent().unwrap().join("out");
+    // From another working directory: config paths follow the file.
+    let out = Command::new(env!("CARGO_BIN_EXE_ftlsim"))
+        .current_dir("/")
+        .args(["reproduce", path.to_str().unwrap(), "--quick", "--json"])
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .expect("run ftlsim");
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["experiment"], "tiny");
+    let w = &v["workloads"]["uniform"];
+    let logical = num(&w["greedy"], "logical_pages");
+    for variant in ["greedy", "fifo"] {
+        assert_eq!(device_blocks(&w[variant]), 64.0, "quick size applied");
+        assert_eq!(
+            num(&w[variant], "host_write_pages"),
+            (logical * 0.5).round()
+        );
+    }
+    let csv = std::fs::read_to_string(out_dir.join("results.csv")).unwrap();
+    assert!(
+        csv.starts_with("workload,variant,gc_policy,waf_vs_greedy,"),
+        "{csv}"
+    );
+    assert!(out_dir.join("waf.svg").is_file());
+    let summary = std::fs::read_to_string(out_dir.join("summary.txt")).unwrap();
+    assert!(
+        summary.contains("WAF/g") && summary.contains("greedy collects less"),
+        "{summary}"
+    );
+}
+
+/// Blocks of the run's device, from its physical pages (32 per block here).
+fn device_blocks(report: &Value) -> f64 {
+    num(report, "physical_pages") / 32.0
+}
+
+#[test]
+fn a_bad_experiment_file_names_the_key() {
+    let cases = [
+        (TINY.replace("config = ", "confg = "), "confg"),
+        (
+            TINY.replace(
+                "increasing = [\"greedy\", \"fifo\"]",
+                "increasing = [\"greedy\", \"lru\"]",
+            ),
+            "claims[0].increasing",
+        ),
+        (
+            TINY.replace("field = \"waf\"", "field = \"wa\""),
+            "metrics[0].field",
+        ),
+        (
+            TINY.replace("\"device.blocks=64\"", "\"device.blocks=many\""),
+            "device.blocks",
+        ),
+    ];
+    for (i, (text, key)) in cases.iter().enumerate() {
+        let path = tiny_experiment(&format!("reproduce-bad-{i}"), text);
+        let out = ftlsim(&["reproduce", path.to_str().unwrap(), "--quick"]);
+        assert_eq!(out.status.code(), Some(2), "{key}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(key), "{key}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        if i < 3 {
+            // Errors in the experiment file itself are one line.
+            assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        }
+    }
 }
 
 #[test]

@@ -4,56 +4,46 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::Subcommand;
-use ftlsim_run::reproduce::coldmap;
+use clap::Args;
+use ftlsim_run::reproduce::{self, render};
 
-#[derive(Subcommand)]
-pub enum ReproduceCmd {
-    /// Coldmap (Seo and Koo): baseline, remap-based dedup SSD, Coldmap and our
-    /// refinement on a fio-like workload, TPC-C/sysbench/YCSB stand-ins and a
-    /// real trace with content hashes (docs/coldmap.md).
-    Coldmap {
-        /// A 1 GiB device instead of 16 GiB (CI; a few seconds).
-        #[arg(long)]
-        quick: bool,
-        /// Print `{"workloads": {NAME: {VARIANT: report}}}` on stdout instead of the table.
-        #[arg(long)]
-        json: bool,
-        /// Write results.csv, results.json and SVG bar charts here.
-        #[arg(long, value_name = "DIR")]
-        out: Option<PathBuf>,
-        /// Override a config key in every run, e.g. --set workload.seed=7 (repeatable).
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        sets: Vec<String>,
-        /// Run only these workloads (comma-separated: fio,tpcc,sysbench,ycsb,homes).
-        #[arg(long, value_delimiter = ',')]
-        only: Vec<String>,
-        /// Folder holding homes.replay.0. Default: ../shared/traces.
-        #[arg(long, value_name = "DIR")]
-        traces: Option<PathBuf>,
-    },
+#[derive(Args)]
+pub struct ReproduceArgs {
+    /// A built-in experiment (coldmap: Seo and Koo's Coldmap, docs/coldmap.md)
+    /// or the path of an experiment file like experiments/coldmap.toml.
+    #[arg(value_name = "NAME|PATH")]
+    experiment: String,
+    /// The experiment's quick size (coldmap: a 1 GiB device instead of 16 GiB; a few seconds).
+    #[arg(long)]
+    quick: bool,
+    /// Print `{"experiment": NAME, "workloads": {WORKLOAD: {VARIANT: report}}}` instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Write results.csv, results.json, summary.txt and SVG bar charts here.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Override a config key in every run, e.g. --set workload.seed=7 (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
+    /// Run only these workloads (comma-separated, e.g. fio,tpcc).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    /// Folder holding the experiment's trace files. Default: ../shared/traces.
+    #[arg(long, value_name = "DIR")]
+    traces: Option<PathBuf>,
 }
 
-pub fn run(cmd: ReproduceCmd) -> Result<ExitCode> {
-    let ReproduceCmd::Coldmap {
-        quick,
-        json,
-        out,
-        sets,
-        only,
-        traces,
-    } = cmd;
-    let opts = coldmap::Options {
-        quick,
-        json,
-        out,
-        sets,
-        only,
-        traces,
+pub fn run(args: ReproduceArgs) -> Result<ExitCode> {
+    let exp = reproduce::load(&args.experiment)?;
+    let opts = reproduce::Options {
+        quick: args.quick,
+        sets: args.sets,
+        only: args.only,
+        traces: args.traces,
     };
     let started = std::time::Instant::now();
     let bar = crate::progress_bar(1);
-    let results = coldmap::run_experiment(&opts, &mut |p| {
+    let results = reproduce::run_experiment(&exp, &opts, &mut |p| {
         bar.set_length(p.total as u64);
         bar.set_position(p.done as u64);
         bar.set_message(p.label.to_string());
@@ -61,16 +51,19 @@ pub fn run(cmd: ReproduceCmd) -> Result<ExitCode> {
     bar.finish_and_clear();
     eprintln!(
         "ftlsim: {} runs in {:.1} s",
-        results.iter().map(|w| w.variants.len()).sum::<usize>(),
+        results.iter().map(|w| w.runs.len()).sum::<usize>(),
         started.elapsed().as_secs_f64()
     );
-    if opts.json {
-        println!("{}", serde_json::to_string(&coldmap::to_json(&results)?)?);
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string(&render::to_json(&exp, &results))?
+        );
     } else {
-        print!("{}", coldmap::render(&results, opts.quick));
+        print!("{}", render::render(&exp, &results, opts.quick));
     }
-    if let Some(dir) = &opts.out {
-        coldmap::write_outputs(dir, &results, opts.quick)?;
+    if let Some(dir) = &args.out {
+        render::write_outputs(dir, &exp, &results, opts.quick)?;
         eprintln!("ftlsim: wrote {}", dir.display());
     }
     Ok(ExitCode::SUCCESS)

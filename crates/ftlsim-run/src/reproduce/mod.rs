@@ -1,3 +1,36 @@
-//! Experiments that reproduce a paper.
+//! Experiments that reproduce a paper: each is data, one file in
+//! `experiments/` (see [`spec`]), run by one generic runner ([`experiment`])
+//! and rendered by [`render`].
 
-pub mod coldmap;
+pub mod experiment;
+pub mod render;
+pub mod spec;
+
+pub use experiment::{load, run_experiment, Experiment, Options, RunProgress, WorkloadResult};
+
+/// A built-in experiment: its file and every config it names, embedded so
+/// that the binary needs no files. Paths are relative to the repository root.
+pub struct BuiltIn {
+    pub name: &'static str,
+    pub file: (&'static str, &'static str),
+    pub configs: &'static [(&'static str, &'static str)],
+}
+
+macro_rules! embed {
+    ($path:literal) => {
+        ($path, include_str!(concat!("../../../../", $path)))
+    };
+}
+
+/// The built-in experiments; adding one is its TOML file and one entry here.
+pub const BUILT_IN: &[BuiltIn] = &[BuiltIn {
+    name: "coldmap",
+    file: embed!("experiments/coldmap.toml"),
+    configs: &[
+        embed!("examples/coldmap/fio.toml"),
+        embed!("examples/coldmap/tpcc.toml"),
+        embed!("examples/coldmap/sysbench.toml"),
+        embed!("examples/coldmap/ycsb.toml"),
+        embed!("examples/coldmap/homes.toml"),
+    ],
+}];

@@ -1,0 +1,405 @@
+//! The generic runner: load an experiment (built-in by name, or a file), run
+//! its grid of workloads × variants through [`crate::simulate::simulate`],
+//! and evaluate its metrics on the reports.
+
+use std::path::{Component, Path, PathBuf};
+
+use anyhow::{anyhow, bail, Context, Result};
+use ftlsim::config::{Amount, Config};
+use ftlsim::Report;
+use serde_json::Value;
+
+use super::spec::{MetricSpec, Spec, WorkloadSpec};
+use super::{BuiltIn, BUILT_IN};
+
+/// Where an experiment's workload configs come from.
+enum Source {
+    BuiltIn(&'static BuiltIn),
+    /// The folder of the experiment file: config paths resolve against it.
+    Dir(PathBuf),
+}
+
+pub struct Experiment {
+    pub spec: Spec,
+    /// The experiment file, for messages.
+    pub origin: String,
+    source: Source,
+}
+
+/// A built-in experiment by name, or an experiment file by path.
+pub fn load(name_or_path: &str) -> Result<Experiment> {
+    if let Some(b) = BUILT_IN.iter().find(|b| b.name == name_or_path) {
+        let (path, text) = b.file;
+        return Ok(Experiment {
+            spec: Spec::parse(text, path)?,
+            origin: path.to_string(),
+            source: Source::BuiltIn(b),
+        });
+    }
+    let path = Path::new(name_or_path);
+    let looks_like_path = name_or_path.ends_with(".toml") || name_or_path.contains('/');
+    if !looks_like_path && !path.is_file() {
+        let names: Vec<&str> = BUILT_IN.iter().map(|b| b.name).collect();
+        bail!(
+            "no experiment `{name_or_path}`; the built-in experiments are {} (or give the path of an experiment .toml)",
+            names.join(", ")
+        );
+    }
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read experiment {}", path.display()))?;
+    let origin = path.display().to_string();
+    Ok(Experiment {
+        spec: Spec::parse(&text, &origin)?,
+        origin,
+        source: Source::Dir(path.parent().unwrap_or(Path::new("")).to_path_buf()),
+    })
+}
+
+/// `a/b/../c` as `a/c`, without touching the file system (embedded files
+/// have no file system to ask).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if out.file_name().is_some() => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+impl Experiment {
+    /// The text of workload `i`'s config, and the name to report it by.
+    fn config_text(&self, i: usize, w: &WorkloadSpec) -> Result<(String, String)> {
+        let key = format!("{}: key `workloads[{i}].config`", self.origin);
+        match &self.source {
+            Source::BuiltIn(b) => {
+                let dir = Path::new(b.file.0).parent().unwrap_or(Path::new(""));
+                let path = normalize(&dir.join(&w.config));
+                let name = path.to_string_lossy().into_owned();
+                let (_, text) = b.configs.iter().find(|(p, _)| *p == name).ok_or_else(|| {
+                    anyhow!("{key}: {name} is not embedded in the binary (list it in ftlsim_run::reproduce::BUILT_IN)")
+                })?;
+                Ok((text.to_string(), name))
+            }
+            Source::Dir(dir) => {
+                let path = dir.join(&w.config);
+                let text = std::fs::read_to_string(&path)
+                    .with_context(|| format!("{key}: cannot read {}", path.display()))?;
+                Ok((text, path.display().to_string()))
+            }
+        }
+    }
+
+    /// The names of the workloads, for messages.
+    fn workload_names(&self) -> String {
+        self.spec
+            .workloads
+            .iter()
+            .map(|w| w.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Where an experiment is: runs done of the total, and the run starting now.
+pub struct RunProgress<'a> {
+    pub done: usize,
+    pub total: usize,
+    pub label: &'a str,
+}
+
+pub struct Options {
+    /// The `quick` size instead of `full`.
+    pub quick: bool,
+    /// `--set` overrides applied to every run, last.
+    pub sets: Vec<String>,
+    /// Only these workloads (all when empty).
+    pub only: Vec<String>,
+    /// The folder of trace files; default ../shared/traces.
+    pub traces: Option<PathBuf>,
+}
+
+/// One run of the grid.
+pub struct VariantRun {
+    pub variant: String,
+    pub config: Config,
+    pub report: Report,
+    /// The report as `ftlsim run --json` prints it; metrics read its fields.
+    pub json: Value,
+}
+
+/// One workload's runs, in the file's variant order.
+pub struct WorkloadResult {
+    pub name: String,
+    pub title: String,
+    pub runs: Vec<VariantRun>,
+}
+
+impl WorkloadResult {
+    pub fn get(&self, variant: &str) -> Option<&VariantRun> {
+        self.runs.iter().find(|r| r.variant == variant)
+    }
+}
+
+/// Where trace files are looked for: `--traces`, else `../shared/traces`
+/// from the working directory, else from the source tree.
+fn trace_dirs(opts: &Options) -> Vec<PathBuf> {
+    match &opts.traces {
+        Some(d) => vec![d.clone()],
+        None => vec![
+            PathBuf::from("../shared/traces"),
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces"),
+        ],
+    }
+}
+
+/// The config of one workload under one variant, at the chosen size.
+fn build_config(
+    exp: &Experiment,
+    table: &toml::Table,
+    origin: &str,
+    variant: usize,
+    opts: &Options,
+    trace: Option<&Path>,
+) -> Result<Config> {
+    let spec = &exp.spec;
+    let v = &spec.variants[variant];
+    let origin = format!("{origin} ({})", v.name);
+    let mut table = table.clone();
+    for s in &v.sets {
+        crate::load::apply_set(&mut table, s)
+            .with_context(|| format!("{}: key `variants[{variant}].sets`", exp.origin))?;
+    }
+    if let Some(path) = trace {
+        let path = path
+            .to_str()
+            .ok_or_else(|| anyhow!("trace path {} is not valid UTF-8", path.display()))?;
+        // A TOML string literal, quoted and escaped.
+        let literal = toml::Value::String(path.to_string());
+        crate::load::apply_set(&mut table, &format!("workload.trace.path={literal}"))?;
+    }
+    // Sizes scale synthetic workloads; a trace sets its own scale.
+    let size = if opts.quick {
+        ("sizes.quick", &spec.sizes.quick)
+    } else {
+        ("sizes.full", &spec.sizes.full)
+    };
+    let synthetic = trace.is_none();
+    if synthetic {
+        for s in &size.1.sets {
+            crate::load::apply_set(&mut table, s)
+                .with_context(|| format!("{}: key `{}.sets`", exp.origin, size.0))?;
+        }
+    }
+    for s in &opts.sets {
+        crate::load::apply_set(&mut table, s)?;
+    }
+    let mut cfg = crate::load::config_from_table(table, &origin)?;
+    if let Some(capacities) = size.1.window_logical_capacities.filter(|_| synthetic) {
+        let pages = (capacities * cfg.logical_pages() as f64).round() as u64;
+        set_window(&mut cfg, pages);
+        cfg.validate().map_err(|e| anyhow!("{origin}: {e}"))?;
+    }
+    Ok(cfg)
+}
+
+/// Sets the measured window to `pages` host page writes: as pages for a
+/// write-only workload, as requests for a read/write mix. This is code, not
+/// data: the request count depends on the config's read and trim shares.
+fn set_window(cfg: &mut Config, pages: u64) {
+    let w = &mut cfg.workload;
+    if w.requests.is_some() {
+        let write_share = (1.0 - w.read_fraction - w.trim_fraction).max(1e-9);
+        let requests = pages as f64 / f64::from(w.request_pages) / write_share;
+        w.requests = Some(requests.ceil() as u64);
+    } else {
+        w.writes = Some(Amount::Pages(pages));
+    }
+}
+
+/// Every report field the metrics name exists in a report (checked on the
+/// first one, so that a typo fails in seconds, not after the grid).
+fn check_fields(exp: &Experiment, report: &Value) -> Result<()> {
+    for (i, m) in exp.spec.metrics.iter().enumerate() {
+        let fields = std::iter::once(("field", &m.field))
+            .chain(m.vs_field.iter().map(|f| ("vs_field", f)))
+            .chain(m.when_positive.iter().map(|f| ("when_positive", f)));
+        for (key, field) in fields {
+            if report.get(field).is_none() {
+                bail!(
+                    "{}: key `metrics[{i}].{key}`: `{field}` is not a field of the run report (see `ftlsim run --json`)",
+                    exp.origin
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs the whole grid.
+pub fn run_experiment(
+    exp: &Experiment,
+    opts: &Options,
+    progress: &mut dyn FnMut(RunProgress<'_>),
+) -> Result<Vec<WorkloadResult>> {
+    let spec = &exp.spec;
+    for name in &opts.only {
+        if !spec.workloads.iter().any(|w| &w.name == name) {
+            bail!(
+                "--only: no workload `{name}` in {}; the workloads are {}",
+                exp.origin,
+                exp.workload_names()
+            );
+        }
+    }
+    if let Some(dir) = &opts.traces {
+        if !dir.is_dir() {
+            bail!("--traces {}: no such folder", dir.display());
+        }
+    }
+    let mut plan = Vec::new();
+    for (i, w) in spec.workloads.iter().enumerate() {
+        if !opts.only.is_empty() && !opts.only.contains(&w.name) {
+            continue;
+        }
+        let (text, origin) = exp.config_text(i, w)?;
+        let table: toml::Table = toml::from_str(&text).map_err(|e| anyhow!("{origin}: {e}"))?;
+        let trace = match &w.trace {
+            None => None,
+            Some(file) => {
+                let dirs = trace_dirs(opts);
+                match dirs.iter().map(|d| d.join(file)).find(|p| p.is_file()) {
+                    Some(p) => Some(p),
+                    None => {
+                        eprintln!(
+                            "ftlsim: {file} not found in {}: skipping the `{}` workload",
+                            dirs.iter()
+                                .map(|d| d.display().to_string())
+                                .collect::<Vec<_>>()
+                                .join(" or "),
+                            w.name
+                        );
+                        continue;
+                    }
+                }
+            }
+        };
+        plan.push((w, table, origin, trace));
+    }
+    let total = plan.len() * spec.variants.len();
+    let mut done = 0;
+    let mut results = Vec::with_capacity(plan.len());
+    for (w, table, origin, trace) in plan {
+        let mut runs = Vec::with_capacity(spec.variants.len());
+        for (vi, v) in spec.variants.iter().enumerate() {
+            let cfg = build_config(exp, &table, &origin, vi, opts, trace.as_deref())?;
+            progress(RunProgress {
+                done,
+                total,
+                label: &format!("{}/{}", w.name, v.name),
+            });
+            let report = crate::simulate::simulate(&cfg, false, &mut |_| {})
+                .with_context(|| format!("workload {} variant {}", w.name, v.name))?;
+            let json = serde_json::to_value(&report)?;
+            if done == 0 {
+                check_fields(exp, &json)?;
+                super::render::check_config_keys(exp, &cfg)?;
+            }
+            done += 1;
+            runs.push(VariantRun {
+                variant: v.name.clone(),
+                config: cfg,
+                report,
+                json,
+            });
+        }
+        results.push(WorkloadResult {
+            name: w.name.clone(),
+            title: w.title.clone(),
+            runs,
+        });
+    }
+    Ok(results)
+}
+
+/// `a / b`, when both exist and `b` is not zero.
+pub fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) if b != 0.0 && a.is_finite() && b.is_finite() => Some(a / b),
+        _ => None,
+    }
+}
+
+fn field(report: &Value, name: &str) -> Option<f64> {
+    report.get(name).and_then(Value::as_f64)
+}
+
+impl MetricSpec {
+    /// The metric of one run; `None` when undefined (a null field, a
+    /// `when_positive` field not above zero, a zero denominator).
+    pub fn of(&self, run: &VariantRun) -> Option<f64> {
+        let r = &run.json;
+        if !self
+            .when_positive
+            .iter()
+            .all(|f| field(r, f).is_some_and(|x| x > 0.0))
+        {
+            return None;
+        }
+        let value = field(r, &self.field);
+        match &self.vs_field {
+            None => value,
+            Some(vs) => ratio(value, field(r, vs)).map(|x| x - 1.0),
+        }
+    }
+
+    /// Variant `a`'s metric over variant `b`'s, on one workload.
+    pub fn ratio(&self, w: &WorkloadResult, a: &str, b: &str) -> Option<f64> {
+        ratio(self.of(w.get(a)?), self.of(w.get(b)?))
+    }
+
+    /// Relative change of variant `a` against `b` (−0.31 = 31 % less).
+    pub fn change(&self, w: &WorkloadResult, a: &str, b: &str) -> Option<f64> {
+        self.ratio(w, a, b).map(|x| x - 1.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_in_experiments_parse_and_embed_their_configs() {
+        for b in BUILT_IN {
+            let exp = load(b.name).unwrap();
+            assert_eq!(exp.spec.name, b.name, "{}", b.file.0);
+            for (i, w) in exp.spec.workloads.iter().enumerate() {
+                let (text, origin) = exp.config_text(i, w).unwrap();
+                let table: toml::Table = toml::from_str(&text).unwrap();
+                crate::load::config_from_table(table, &origin).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_name_lists_the_built_in_ones() {
+        let e = load("coldmapp").err().unwrap().to_string();
+        assert!(
+            e.contains("`coldmapp`") && e.contains("experiments are coldmap"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn normalize_drops_parent_components() {
+        assert_eq!(
+            normalize(Path::new("experiments/../examples/coldmap/fio.toml")),
+            Path::new("examples/coldmap/fio.toml")
+        );
+        assert_eq!(normalize(Path::new("../a")), Path::new("../a"));
+    }
+}

@@ -1,0 +1,510 @@
+//! An experiment's results as the terminal table, JSON, CSV and SVG bar
+//! charts, all driven by the metrics, reference rows and claims of its file.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{anyhow, Context, Result};
+use ftlsim::config::WorkloadType;
+use plotters::prelude::*;
+use serde_json::Value;
+
+use super::experiment::{Experiment, WorkloadResult};
+use super::spec::{Claim, Format, MetricSpec, ReferenceRow};
+
+/// `{"experiment": NAME, "workloads": {WORKLOAD: {VARIANT: report}}}`.
+pub fn to_json(exp: &Experiment, results: &[WorkloadResult]) -> Value {
+    let mut workloads = serde_json::Map::new();
+    for w in results {
+        let variants: serde_json::Map<String, Value> = w
+            .runs
+            .iter()
+            .map(|r| (r.variant.clone(), r.json.clone()))
+            .collect();
+        workloads.insert(w.name.clone(), Value::Object(variants));
+    }
+    serde_json::json!({ "experiment": exp.spec.name, "workloads": workloads })
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_string(), |x| format!("{:+.1} %", x * 100.0))
+}
+
+/// A count in host page writes, short: 3.49M.
+fn short(x: f64) -> String {
+    if x >= 1e6 {
+        format!("{:.2}M", x / 1e6)
+    } else if x >= 1e4 {
+        format!("{:.0}k", x / 1e3)
+    } else {
+        format!("{x:.0}")
+    }
+}
+
+/// A metric's value in the metric's own format; `-` when undefined.
+fn formatted(m: &MetricSpec, v: Option<f64>) -> String {
+    let Some(x) = v else {
+        return "-".to_string();
+    };
+    match m.format {
+        Format::Fixed => format!("{x:.*}", m.decimals),
+        Format::Percent => format!("{:.1}%", x * 100.0),
+        Format::Change => pct(Some(x)),
+        Format::Short => short(x),
+    }
+}
+
+fn gib(pages: u64, page_bytes: u32) -> f64 {
+    pages as f64 * f64::from(page_bytes) / f64::from(1u32 << 30)
+}
+
+/// A value of the config by dotted key, as text (CSV and the setup line).
+fn config_value(config: &Value, key: &str) -> Option<String> {
+    let v = key.split('.').try_fold(config, |v, k| v.get(k))?;
+    Some(match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.as_f64().map_or_else(|| n.to_string(), |x| x.to_string()),
+        other => other.to_string(),
+    })
+}
+
+/// The device and the phases of the first synthetic workload, and the size.
+fn setup_line(exp: &Experiment, results: &[WorkloadResult], quick: bool) -> String {
+    let Some(run) = results
+        .iter()
+        .flat_map(|w| w.runs.first())
+        .find(|r| r.config.workload.kind != WorkloadType::Trace)
+    else {
+        return String::new();
+    };
+    let (cfg, r) = (&run.config, &run.report);
+    let d = &cfg.device;
+    let size = if quick {
+        &exp.spec.sizes.quick
+    } else {
+        &exp.spec.sizes.full
+    };
+    let json = serde_json::to_value(cfg).unwrap_or(Value::Null);
+    let key = |k: &str| config_value(&json, k).unwrap_or_else(|| "-".into());
+    let note = if size.note.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", size.note)
+    };
+    format!(
+        "{}{}: {} GiB device ({} blocks x {} pages x {} B), {} GiB logical (Sf {}),\n\
+         precondition {}, warm-up {}, measured window {:.2} GiB of host writes{note};\n\
+         {} GC, P/E limit {}, seed {}.\n",
+        exp.spec.title,
+        if quick { " --quick" } else { "" },
+        gib(cfg.physical_pages(), d.page_bytes),
+        d.blocks,
+        d.pages_per_block,
+        d.page_bytes,
+        gib(cfg.logical_pages(), d.page_bytes),
+        d.spare_factor,
+        key("workload.precondition"),
+        cfg.workload
+            .warmup
+            .map_or_else(|| "default".to_string(), |a| a.to_string()),
+        gib(r.window.host_write_pages, d.page_bytes),
+        key("ftl.gc_policy"),
+        d.pe_cycle_limit,
+        cfg.workload.seed
+    )
+}
+
+/// Rows of cells, aligned: the first column left, the others right; `bar`
+/// is the index of the column preceded by ` |`.
+fn aligned(rows: &[Vec<String>], bar: Option<usize>) -> String {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+                .max(6)
+        })
+        .collect();
+    let mut s = String::new();
+    for row in rows {
+        for (c, cell) in row.iter().enumerate() {
+            if bar == Some(c) {
+                s += " |";
+            }
+            if c == 0 {
+                let _ = write!(s, "{cell:<w$}", w = widths[c]);
+            } else {
+                let _ = write!(s, " {cell:>w$}", w = widths[c]);
+            }
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// The terminal table: per workload and variant, then the paper
+/// comparison, then the claims.
+pub fn render(exp: &Experiment, results: &[WorkloadResult], quick: bool) -> String {
+    let spec = &exp.spec;
+    let mut s = setup_line(exp, results, quick);
+    let raw: Vec<&MetricSpec> = spec.metrics.iter().filter(|m| m.column.is_some()).collect();
+    let norm: Vec<&MetricSpec> = spec
+        .metrics
+        .iter()
+        .filter(|m| m.normalized.is_some())
+        .collect();
+    // One set of widths for every workload's table, so that they line up.
+    let mut header = vec!["variant".to_string()];
+    header.extend(raw.iter().map(|m| m.column.clone().unwrap_or_default()));
+    header.extend(
+        norm.iter()
+            .map(|m| m.normalized.clone().unwrap_or_default()),
+    );
+    let mut rows = vec![header];
+    for w in results {
+        for run in &w.runs {
+            let mut row = vec![run.variant.clone()];
+            row.extend(raw.iter().map(|m| formatted(m, m.of(run))));
+            row.extend(norm.iter().map(|m| {
+                m.ratio(w, &run.variant, &spec.baseline)
+                    .map_or_else(|| "-".into(), |x| format!("{x:.3}"))
+            }));
+            rows.push(row);
+        }
+    }
+    let bar = (!norm.is_empty()).then_some(1 + raw.len());
+    let table = aligned(&rows, bar);
+    let mut lines = table.lines();
+    let header_line = lines.next().unwrap_or("");
+    for w in results {
+        let _ = writeln!(s, "\n{}: {}", w.name, w.title);
+        let _ = writeln!(s, "{header_line}");
+        for _ in &w.runs {
+            let _ = writeln!(s, "{}", lines.next().unwrap_or(""));
+        }
+    }
+    if !spec.notes.is_empty() {
+        s.push('\n');
+        s += &spec.notes;
+    }
+    s += &reference_table(exp, results);
+    s += &claims_text(exp, results);
+    s
+}
+
+/// One reference row's value on one workload, and the paper's, as text.
+fn reference_cells(exp: &Experiment, row: &ReferenceRow, w: Option<&WorkloadResult>) -> String {
+    let Some(m) = exp.spec.metric(&row.metric) else {
+        return "-".into();
+    };
+    let ratio_text = |v: Option<f64>| v.map_or_else(|| "-".into(), |x| format!("{x:.2}"));
+    match (&row.ratio_to, &row.change_vs, w) {
+        (Some(b), _, Some(w)) => ratio_text(m.ratio(w, &row.variant, b)),
+        (Some(_), _, None) => ratio_text(row.paper),
+        (None, Some(b), Some(w)) => pct(m.change(w, &row.variant, b)),
+        (None, Some(_), None) => pct(row.paper),
+        (None, None, Some(w)) => formatted(m, w.get(&row.variant).and_then(|r| m.of(r))),
+        (None, None, None) => formatted(m, row.paper),
+    }
+}
+
+/// Our numbers next to the paper's, one column per workload.
+fn reference_table(exp: &Experiment, results: &[WorkloadResult]) -> String {
+    let Some(reference) = &exp.spec.reference else {
+        return String::new();
+    };
+    let mut rows = vec![{
+        let mut h = vec![reference.title.clone(), "paper".to_string()];
+        h.extend(results.iter().map(|w| w.name.clone()));
+        h
+    }];
+    for row in &reference.rows {
+        let mut cells = vec![row.label.clone(), reference_cells(exp, row, None)];
+        cells.extend(results.iter().map(|w| reference_cells(exp, row, Some(w))));
+        rows.push(cells);
+    }
+    format!("\n{}", aligned(&rows, None))
+}
+
+/// Whether a claim holds on a workload's results.
+fn holds(exp: &Experiment, claim: &Claim, w: &WorkloadResult) -> bool {
+    let Some(m) = exp.spec.metric(&claim.metric) else {
+        return false;
+    };
+    let value = |variant: &str| {
+        let v = w.get(variant).and_then(|r| m.of(r));
+        if claim.undefined_is_infinite {
+            Some(v.unwrap_or(f64::INFINITY))
+        } else {
+            v
+        }
+    };
+    match (&claim.variant, claim.above) {
+        (Some(v), Some(above)) => value(v).is_some_and(|x| x > above),
+        _ => {
+            let values: Option<Vec<f64>> = claim.increasing.iter().map(|v| value(v)).collect();
+            values.is_some_and(|v| v.windows(2).all(|p| p[0] < p[1]))
+        }
+    }
+}
+
+/// The paper's direction, per workload that has claims and was run.
+fn claims_text(exp: &Experiment, results: &[WorkloadResult]) -> String {
+    let mut s = String::new();
+    let mut workloads: Vec<&str> = Vec::new();
+    for c in &exp.spec.claims {
+        if !workloads.contains(&c.workload.as_str()) {
+            workloads.push(&c.workload);
+        }
+    }
+    for name in workloads {
+        let Some(w) = results.iter().find(|w| w.name == name) else {
+            continue;
+        };
+        let _ = writeln!(s, "\nthe paper's direction on {name}:");
+        for c in exp.spec.claims.iter().filter(|c| c.workload == name) {
+            let verdict = if holds(exp, c, w) {
+                "holds"
+            } else {
+                "DOES NOT HOLD"
+            };
+            let _ = writeln!(s, "  {:<58} {verdict}", c.label);
+        }
+    }
+    s
+}
+
+/// Every claim of the file, with whether it holds, for the workloads run.
+pub fn claims(exp: &Experiment, results: &[WorkloadResult]) -> Vec<(String, bool)> {
+    exp.spec
+        .claims
+        .iter()
+        .filter_map(|c| {
+            let w = results.iter().find(|w| w.name == c.workload)?;
+            Some((format!("{}: {}", c.workload, c.label), holds(exp, c, w)))
+        })
+        .collect()
+}
+
+/// The config keys of `csv_config_keys` exist in a config (checked before
+/// the grid runs out).
+pub fn check_config_keys(exp: &Experiment, config: &ftlsim::Config) -> Result<()> {
+    let json = serde_json::to_value(config)?;
+    for (i, key) in exp.spec.csv_config_keys.iter().enumerate() {
+        if config_value(&json, key).is_none() {
+            anyhow::bail!(
+                "{}: key `csv_config_keys[{i}]`: `{key}` is not a config key",
+                exp.origin
+            );
+        }
+    }
+    Ok(())
+}
+
+/// results.csv (one row per workload and variant: workload, variant, the
+/// config keys asked for, the normalized metrics, then every report field),
+/// results.json, summary.txt, and one SVG bar chart per charted metric.
+pub fn write_outputs(
+    dir: &Path,
+    exp: &Experiment,
+    results: &[WorkloadResult],
+    quick: bool,
+) -> Result<()> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create output directory {}", dir.display()))?;
+    let path = dir.join("results.csv");
+    std::fs::write(&path, csv_text(exp, results)?)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    let path = dir.join("results.json");
+    std::fs::write(
+        &path,
+        serde_json::to_string_pretty(&to_json(exp, results))? + "\n",
+    )
+    .with_context(|| format!("cannot write {}", path.display()))?;
+    let path = dir.join("summary.txt");
+    std::fs::write(&path, render(exp, results, quick))
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    let variants: Vec<&str> = exp.spec.variants.iter().map(|v| v.name.as_str()).collect();
+    for m in exp.spec.metrics.iter().filter(|m| m.chart) {
+        let values: Vec<Vec<Option<f64>>> = results
+            .iter()
+            .map(|w| {
+                variants
+                    .iter()
+                    .map(|v| m.ratio(w, v, &exp.spec.baseline))
+                    .collect()
+            })
+            .collect();
+        if values.iter().flatten().all(Option::is_none) {
+            continue;
+        }
+        let path = dir.join(format!("{}.svg", m.name));
+        let names: Vec<&str> = results.iter().map(|w| w.name.as_str()).collect();
+        bar_chart(
+            &path,
+            &format!("{}, normalized to {}", m.label, exp.spec.baseline),
+            &format!("relative to {}", exp.spec.baseline),
+            &names,
+            &variants,
+            &values,
+        )?;
+    }
+    Ok(())
+}
+
+/// A CSV field, quoted when it must be.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn csv_text(exp: &Experiment, results: &[WorkloadResult]) -> Result<String> {
+    let spec = &exp.spec;
+    let norm: Vec<&MetricSpec> = spec
+        .metrics
+        .iter()
+        .filter(|m| m.normalized.is_some())
+        .collect();
+    let mut out = String::new();
+    let mut first = true;
+    for w in results {
+        for run in &w.runs {
+            // A one-row CSV of the report gives its header and its values.
+            let mut writer = csv::Writer::from_writer(Vec::new());
+            writer.serialize(&run.report)?;
+            let text = String::from_utf8(writer.into_inner().map_err(|e| anyhow!("{e}"))?)?;
+            let mut lines = text.lines();
+            let (header, values) = (lines.next().unwrap_or(""), lines.next().unwrap_or(""));
+            if first {
+                first = false;
+                out += "workload,variant";
+                for key in &spec.csv_config_keys {
+                    let _ = write!(out, ",{}", csv_field(key.rsplit('.').next().unwrap_or(key)));
+                }
+                for m in &norm {
+                    let _ = write!(
+                        out,
+                        ",{}",
+                        csv_field(&format!("{}_vs_{}", m.name, spec.baseline))
+                    );
+                }
+                let _ = writeln!(out, ",{header}");
+            }
+            let _ = write!(out, "{},{}", csv_field(&w.name), csv_field(&run.variant));
+            let config = serde_json::to_value(&run.config)?;
+            for key in &spec.csv_config_keys {
+                let _ = write!(
+                    out,
+                    ",{}",
+                    csv_field(&config_value(&config, key).unwrap_or_default())
+                );
+            }
+            for m in &norm {
+                let _ = write!(
+                    out,
+                    ",{}",
+                    m.ratio(w, &run.variant, &spec.baseline)
+                        .map_or(String::new(), |x| x.to_string())
+                );
+            }
+            let _ = writeln!(out, ",{values}");
+        }
+    }
+    Ok(out)
+}
+
+fn variant_color(i: usize) -> RGBColor {
+    const COLORS: [RGBColor; 8] = [
+        RGBColor(130, 130, 130),
+        RGBColor(31, 119, 180),
+        RGBColor(214, 39, 40),
+        RGBColor(44, 160, 44),
+        RGBColor(255, 127, 14),
+        RGBColor(148, 103, 189),
+        RGBColor(140, 86, 75),
+        RGBColor(23, 190, 207),
+    ];
+    COLORS[i % COLORS.len()]
+}
+
+/// Grouped bars: one group per workload (centered on its index), one bar per variant.
+fn bar_chart(
+    path: &Path,
+    title: &str,
+    y_desc: &str,
+    groups: &[&str],
+    variants: &[&str],
+    values: &[Vec<Option<f64>>],
+) -> Result<()> {
+    let n_groups = groups.len();
+    let y_max = values
+        .iter()
+        .flatten()
+        .flatten()
+        .copied()
+        .fold(1.0f64, f64::max)
+        * 1.4; // headroom for the legend
+    let root = SVGBackend::new(path, (1000, 520)).into_drawing_area();
+    root.fill(&WHITE)
+        .map_err(|e| anyhow!("plot {}: {e}", path.display()))?;
+    let draw = || -> Result<(), Box<dyn std::error::Error + '_>> {
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 22))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(-0.5..n_groups as f64 - 0.5, 0.0..y_max)?;
+        let label = |x: &f64| {
+            let i = x.round();
+            if (x - i).abs() < 1e-9 && i >= 0.0 && (i as usize) < groups.len() {
+                groups[i as usize].to_string()
+            } else {
+                String::new()
+            }
+        };
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(n_groups.max(2))
+            .x_label_formatter(&label)
+            .x_desc("workload")
+            .y_desc(y_desc)
+            .draw()?;
+        let bars = variants.len() as f64;
+        let width = 0.8 / bars;
+        for (vi, v) in variants.iter().enumerate() {
+            let color = variant_color(vi);
+            let rects = values.iter().enumerate().filter_map(|(gi, row)| {
+                let y = row[vi]?;
+                let x0 = gi as f64 - 0.4 + vi as f64 * width;
+                Some(Rectangle::new(
+                    [(x0, 0.0), (x0 + width * 0.9, y)],
+                    color.filled(),
+                ))
+            });
+            chart.draw_series(rects)?.label(*v).legend(move |(x, y)| {
+                Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
+            });
+        }
+        chart.draw_series(LineSeries::new(
+            [(-0.5, 1.0), (n_groups as f64 - 0.5, 1.0)],
+            BLACK.stroke_width(1),
+        ))?;
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()?;
+        root.present()?;
+        Ok(())
+    };
+    draw().map_err(|e| anyhow!("plot {}: {e}", path.display()))
+}

@@ -1,0 +1,302 @@
+//! The experiment file (`experiments/*.toml`): a grid of workloads ×
+//! variants, the metrics reported and how they are normalized, the paper's
+//! reference numbers and the claims checked. Parsed with serde; unknown keys
+//! are refused, and every error names its key.
+
+use std::collections::BTreeSet;
+
+use anyhow::{anyhow, bail, Result};
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {
+    pub name: String,
+    pub title: String,
+    /// The variant that normalized metrics divide by.
+    pub baseline: String,
+    /// Config keys (dotted) copied into every CSV row.
+    #[serde(default)]
+    pub csv_config_keys: Vec<String>,
+    /// Printed under the per-workload tables.
+    #[serde(default)]
+    pub notes: String,
+    pub sizes: Sizes,
+    pub workloads: Vec<WorkloadSpec>,
+    pub variants: Vec<VariantSpec>,
+    pub metrics: Vec<MetricSpec>,
+    #[serde(default)]
+    pub reference: Option<Reference>,
+    #[serde(default)]
+    pub claims: Vec<Claim>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sizes {
+    pub full: Size,
+    pub quick: Size,
+}
+
+/// How a size changes a synthetic workload's config.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Size {
+    /// What the measured window is, for the setup line.
+    #[serde(default)]
+    pub note: String,
+    /// Overrides applied after the variant's, before the user's `--set`.
+    #[serde(default)]
+    pub sets: Vec<String>,
+    /// The measured window, in logical capacities of host page writes
+    /// (requests for a read/write mix); absent, the config's own.
+    #[serde(default)]
+    pub window_logical_capacities: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSpec {
+    pub name: String,
+    pub title: String,
+    /// A run config, relative to the experiment file.
+    pub config: String,
+    /// A trace file the config replays, looked up in the traces folder.
+    #[serde(default)]
+    pub trace: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantSpec {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// KEY=VALUE overrides, as `--set` takes them.
+    #[serde(default)]
+    pub sets: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// `decimals` digits after the point.
+    #[default]
+    Fixed,
+    /// 0.299 as `29.9%`.
+    Percent,
+    /// A relative change, 0.58 as `+58.0 %`.
+    Change,
+    /// A count, short: `3.49M`, `140k`.
+    Short,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricSpec {
+    /// Names the CSV column (`NAME_vs_BASELINE`) and the chart (`NAME.svg`).
+    pub name: String,
+    /// Chart title.
+    pub label: String,
+    /// A numeric field of the run report; null means undefined.
+    pub field: String,
+    /// With it, the metric is `field / vs_field - 1` within one report.
+    #[serde(default)]
+    pub vs_field: Option<String>,
+    /// The metric is undefined unless these report fields are > 0.
+    #[serde(default)]
+    pub when_positive: Vec<String>,
+    /// Header of the raw value's table column; absent, no column.
+    #[serde(default)]
+    pub column: Option<String>,
+    #[serde(default)]
+    pub format: Format,
+    #[serde(default)]
+    pub decimals: usize,
+    /// Header of the table column relative to the baseline; also a CSV column.
+    #[serde(default)]
+    pub normalized: Option<String>,
+    /// An SVG bar chart of the values relative to the baseline.
+    #[serde(default)]
+    pub chart: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reference {
+    pub title: String,
+    pub rows: Vec<ReferenceRow>,
+}
+
+/// One line of "the paper vs ours".
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReferenceRow {
+    pub label: String,
+    pub metric: String,
+    pub variant: String,
+    #[serde(default)]
+    pub ratio_to: Option<String>,
+    #[serde(default)]
+    pub change_vs: Option<String>,
+    /// The paper's value in the row's form; absent where the paper has none.
+    #[serde(default)]
+    pub paper: Option<f64>,
+}
+
+/// A direction the paper claims, checked on one workload.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Claim {
+    pub workload: String,
+    pub label: String,
+    pub metric: String,
+    /// Variants whose metric strictly increases in this order.
+    #[serde(default)]
+    pub increasing: Vec<String>,
+    /// Or: the metric of `variant` exceeds `above`.
+    #[serde(default)]
+    pub variant: Option<String>,
+    #[serde(default)]
+    pub above: Option<f64>,
+    #[serde(default)]
+    pub undefined_is_infinite: bool,
+}
+
+impl Spec {
+    /// Parses an experiment file; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<Spec> {
+        let value: toml::Value = toml::from_str(text).map_err(|e| {
+            let place = e
+                .span()
+                .map(|s| {
+                    let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
+                    format!(":{line}")
+                })
+                .unwrap_or_default();
+            anyhow!(
+                "{origin}{place}: {}",
+                e.message().trim().replace('\n', "; ")
+            )
+        })?;
+        let spec: Spec = serde_path_to_error::deserialize(value).map_err(|e| {
+            let path = e.path().to_string();
+            // The message alone: toml's Display adds a second line naming
+            // the key, which `path` already does.
+            let inner = e.into_inner().message().to_string();
+            if path == "." || path.is_empty() {
+                anyhow!("{origin}: {inner}")
+            } else {
+                anyhow!("{origin}: key `{path}`: {inner}")
+            }
+        })?;
+        spec.check().map_err(|e| anyhow!("{origin}: {e}"))?;
+        Ok(spec)
+    }
+
+    pub fn metric(&self, name: &str) -> Option<&MetricSpec> {
+        self.metrics.iter().find(|m| m.name == name)
+    }
+
+    /// The references between the file's own names resolve, and names are unique.
+    fn check(&self) -> Result<()> {
+        unique("workloads", self.workloads.iter().map(|w| w.name.as_str()))?;
+        unique("variants", self.variants.iter().map(|v| v.name.as_str()))?;
+        unique("metrics", self.metrics.iter().map(|m| m.name.as_str()))?;
+        if self.workloads.is_empty() {
+            bail!("key `workloads`: at least one workload");
+        }
+        let variant = |key: String, name: &str| -> Result<()> {
+            if self.variants.iter().any(|v| v.name == name) {
+                Ok(())
+            } else {
+                bail!(
+                    "key `{key}`: no variant `{name}`; the variants are {}",
+                    self.variants
+                        .iter()
+                        .map(|v| v.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        };
+        let metric = |key: String, name: &str| -> Result<()> {
+            if self.metric(name).is_some() {
+                Ok(())
+            } else {
+                bail!(
+                    "key `{key}`: no metric `{name}`; the metrics are {}",
+                    self.metrics
+                        .iter()
+                        .map(|m| m.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        };
+        variant("baseline".into(), &self.baseline)?;
+        for (key, size) in [
+            ("sizes.full", &self.sizes.full),
+            ("sizes.quick", &self.sizes.quick),
+        ] {
+            if let Some(x) = size.window_logical_capacities {
+                if !(x.is_finite() && x > 0.0) {
+                    bail!("key `{key}.window_logical_capacities`: {x} is not a positive number");
+                }
+            }
+        }
+        for (i, m) in self.metrics.iter().enumerate() {
+            if m.chart && m.vs_field.is_some() {
+                // A relative change has no meaningful ratio to the baseline's.
+                bail!("key `metrics[{i}].chart`: a metric with `vs_field` cannot be charted against the baseline");
+            }
+        }
+        if let Some(reference) = &self.reference {
+            for (i, row) in reference.rows.iter().enumerate() {
+                let key = format!("reference.rows[{i}]");
+                metric(format!("{key}.metric"), &row.metric)?;
+                variant(format!("{key}.variant"), &row.variant)?;
+                match (&row.ratio_to, &row.change_vs) {
+                    (Some(_), Some(_)) => {
+                        bail!("key `{key}`: give `ratio_to` or `change_vs`, not both")
+                    }
+                    (Some(v), None) => variant(format!("{key}.ratio_to"), v)?,
+                    (None, Some(v)) => variant(format!("{key}.change_vs"), v)?,
+                    (None, None) => {}
+                }
+            }
+        }
+        for (i, c) in self.claims.iter().enumerate() {
+            let key = format!("claims[{i}]");
+            metric(format!("{key}.metric"), &c.metric)?;
+            if !self.workloads.iter().any(|w| w.name == c.workload) {
+                bail!("key `{key}.workload`: no workload `{}`", c.workload);
+            }
+            match (c.increasing.is_empty(), &c.variant, c.above) {
+                (false, None, None) if c.increasing.len() >= 2 => {
+                    for v in &c.increasing {
+                        variant(format!("{key}.increasing"), v)?;
+                    }
+                }
+                (true, Some(v), Some(_)) => variant(format!("{key}.variant"), v)?,
+                _ => bail!(
+                    "key `{key}`: give `increasing` (two variants or more), or `variant` and `above`"
+                ),
+            }
+        }
+        Ok(())
+    }
+}
+
+fn unique<'a>(key: &str, names: impl Iterator<Item = &'a str>) -> Result<()> {
+    let mut seen = BTreeSet::new();
+    for (i, name) in names.enumerate() {
+        if name.is_empty() {
+            bail!("key `{key}[{i}].name`: empty");
+        }
+        if !seen.insert(name) {
+            bail!("key `{key}[{i}].name`: `{name}` appears twice");
+        }
+    }
+    Ok(())
+}
