@@ -151,6 +151,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             segments,
             json,
         } => {
+            if segments == 0 {
+                anyhow::bail!(
+                    "--segments must be at least 1 (the median of the timed segments is reported)"
+                );
+            }
             let report = ftlsim_run::bench::run_bench(quick, segments, &mut |name| {
                 eprintln!("bench: {name}")
             })?;

@@ -77,6 +77,14 @@ fn example_config_runs_and_out_writes_every_file() {
     }
     let svg = std::fs::read_to_string(dir.join("waf.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("WAF"));
+    // One labelled line where each phase begins.
+    for phase in ["precondition", "warm-up", "measure"] {
+        assert_eq!(
+            svg.matches(&format!(">\n{phase}\n</text>")).count(),
+            1,
+            "waf.svg labels {phase} once:\n{svg}"
+        );
+    }
 }
 
 /// Each bad input: exit status 2, a one-line message naming the problem, no panic.
@@ -152,6 +160,11 @@ fn bad_config_values_are_named() {
         ],
         "no reclaimable block",
     );
+}
+
+#[test]
+fn bench_refuses_zero_segments() {
+    assert_rejected(&["bench", "--quick", "--segments", "0"], "--segments");
 }
 
 #[test]

@@ -136,3 +136,88 @@ fn bad_timing_values_name_the_key() {
         assert!(err.contains(key), "{set}: {err}");
     }
 }
+
+/// The y-axis tick labels of an SVG chart from plotters: (value, y pixel),
+/// the right-aligned numeric texts left of the plot area.
+fn y_ticks(svg: &str) -> Vec<(f64, f64)> {
+    let attr = |tag: &str, name: &str| -> Option<String> {
+        let start = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+        let len = tag[start..].find('"')?;
+        Some(tag[start..start + len].to_string())
+    };
+    let mut ticks: Vec<(f64, f64)> = svg
+        .split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let (tag, rest) = t.split_once('>')?;
+            let text = rest.split("</text>").next()?.trim();
+            if attr(tag, "text-anchor")? != "end" {
+                return None;
+            }
+            Some((text.parse().ok()?, attr(tag, "y")?.parse().ok()?))
+        })
+        .collect();
+    ticks.sort_by(|a, b| a.0.total_cmp(&b.0));
+    ticks.dedup();
+    ticks
+}
+
+#[test]
+fn latency_plot_has_a_log_axis_and_waf_plot_marks_phases() {
+    let dir = temp_dir("timing", "plots");
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/timing.toml");
+    let out = run(&[
+        example,
+        "--set",
+        "timing.series_window=1000",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let svg = std::fs::read_to_string(dir.join("latency.svg")).unwrap();
+    let ticks = y_ticks(&svg);
+    assert!(ticks.len() >= 3, "{ticks:?}");
+    // Powers of ten at both ends: the axis spans at least a decade.
+    let (low, high) = (ticks[0].0, ticks[ticks.len() - 1].0);
+    assert!(high / low >= 10.0, "{ticks:?}");
+    for v in [low, high] {
+        assert_eq!(v.log10().fract(), 0.0, "{v} is not a power of ten");
+    }
+    // Log scale: pixel height is linear in log(value), not in value.
+    let px_per_decade = (ticks[0].1 - ticks[ticks.len() - 1].1) / (high / low).log10();
+    for &(v, y) in &ticks {
+        let expected_y = ticks[0].1 - px_per_decade * (v / low).log10();
+        assert!(
+            (y - expected_y).abs() <= 1.5,
+            "tick {v} at y {y}, log scale puts it at {expected_y}: {ticks:?}"
+        );
+    }
+    // The last, partial window stays in latency.csv, marked as such.
+    let csv = std::fs::read_to_string(dir.join("latency.csv")).unwrap();
+    assert!(
+        csv.lines().next().unwrap().ends_with(",window_requests"),
+        "{csv}"
+    );
+    let last: u64 = csv
+        .lines()
+        .last()
+        .unwrap()
+        .rsplit(',')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(last <= 1000, "{csv}");
+    let waf = std::fs::read_to_string(dir.join("waf.svg")).unwrap();
+    for phase in ["precondition", "warm-up", "measure"] {
+        assert!(
+            waf.contains(&format!(">\n{phase}\n</text>")),
+            "waf.svg lacks {phase}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

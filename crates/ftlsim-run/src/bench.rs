@@ -53,7 +53,7 @@ fn trace_replay_case(segments: usize) -> Result<Vec<f64>> {
     let path = std::env::temp_dir().join(format!("ftlsim-bench-{}.ftlt", std::process::id()));
     let opts = ftlsim_trace::FioDedupeOptions {
         logical_pages: cfg.logical_pages(),
-        requests: per_segment * segments.max(1) as u64,
+        requests: per_segment * segments as u64,
         seed: 7,
         ..ftlsim_trace::FioDedupeOptions::default()
     };
@@ -66,7 +66,7 @@ fn trace_replay_case(segments: usize) -> Result<Vec<f64>> {
         let mut sim = Simulation::with_source(&cfg, &RunOptions::default(), source)?;
         sim.precondition(&mut |_| {})?;
         let mut rates = Vec::with_capacity(segments);
-        for _ in 0..segments.max(1) {
+        for _ in 0..segments {
             let start = Instant::now();
             sim.measure(&mut |_| {})?;
             rates.push(per_segment as f64 / start.elapsed().as_secs_f64());
@@ -132,7 +132,7 @@ fn steady_state_rates(cfg: &Config, segments: usize) -> Result<(Simulation, Vec<
     sim.precondition(&mut |_| {})?;
     sim.warm_up(&mut |_| {})?;
     let mut rates = Vec::with_capacity(segments);
-    for _ in 0..segments.max(1) {
+    for _ in 0..segments {
         let start = Instant::now();
         sim.measure(&mut |_| {})?;
         rates.push(sim.measured_units() as f64 / start.elapsed().as_secs_f64());
@@ -197,6 +197,8 @@ pub fn run_bench(
     segments: usize,
     progress: &mut dyn FnMut(&str),
 ) -> Result<BenchReport> {
+    // A median of nothing: refuse rather than quietly time one segment.
+    anyhow::ensure!(segments > 0, "bench needs at least one timed segment");
     let blocks = if quick { 4096 } else { 65_536 };
     let mut cases = Vec::new();
     for sf in [0.28, 0.07] {

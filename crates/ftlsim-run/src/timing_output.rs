@@ -8,7 +8,7 @@ use ftlsim::timing::{LatencyRow, TimingMode};
 use ftlsim::{Config, Report};
 use plotters::prelude::{RGBColor, BLUE, CYAN, MAGENTA, RED};
 
-use crate::output::{line_chart, Line};
+use crate::output::{line_chart, ChartSpec, Line, YScale};
 
 fn latency(
     mean: Option<f64>,
@@ -130,8 +130,22 @@ pub fn write_timing_outputs(dir: &Path, report: &Report) -> Result<()> {
 /// Picks one latency column of a series row.
 type Pick = fn(&LatencyRow) -> Option<f64>;
 
-/// Mean and p99 latency of reads and writes per window against simulated time.
+/// Mean and p99 latency of reads and writes per window against simulated
+/// time, on a log axis. A last window with fewer requests than the others
+/// (what was left when the run ended, drained without a full queue behind it)
+/// is left out: its low latency would read as a drop. latency.csv keeps it,
+/// with its `window_requests`.
 pub fn plot_latency(path: &Path, series: &[LatencyRow]) -> Result<()> {
+    let series = match series {
+        [full @ .., last]
+            if full
+                .first()
+                .is_some_and(|f| last.window_requests < f.window_requests) =>
+        {
+            full
+        }
+        _ => series,
+    };
     let columns: [(&'static str, RGBColor, Pick); 4] = [
         ("write p99", RED, |r| r.write_latency_us_p99),
         ("write mean", MAGENTA, |r| r.write_latency_us_mean),
@@ -149,11 +163,64 @@ pub fn plot_latency(path: &Path, series: &[LatencyRow]) -> Result<()> {
                 .collect(),
         })
         .collect();
-    line_chart(
-        path,
-        "Latency over time",
-        "simulated time (ms)",
-        "latency (us)",
-        &lines,
-    )
+    let spec = ChartSpec {
+        title: "Latency over time",
+        x_desc: "simulated time (ms)",
+        y_desc: "latency (us, log scale)",
+        y_scale: YScale::Log,
+        markers: &[],
+    };
+    line_chart(path, &spec, &lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(requests: u64, window_requests: u64, write_p99_us: f64) -> LatencyRow {
+        LatencyRow {
+            requests,
+            time_ns: requests * 1_000_000,
+            iops: 1000.0,
+            read_latency_us_mean: None,
+            read_latency_us_p99: None,
+            write_latency_us_mean: Some(write_p99_us / 2.0),
+            write_latency_us_p99: Some(write_p99_us),
+            gc_time_share: 0.0,
+            window_requests,
+        }
+    }
+
+    /// How many points the line in stroke colour `hex` has (the first such
+    /// polyline: its legend sample comes after it).
+    fn points_of(svg: &str, hex: &str) -> Option<usize> {
+        svg.split("<polyline")
+            .skip(1)
+            .filter(|p| p.contains(&format!("stroke=\"{hex}\"")))
+            .filter_map(|p| p.split("points=\"").nth(1)?.split('"').next())
+            .map(|pts| pts.split_whitespace().count())
+            .next()
+    }
+
+    #[test]
+    fn a_partial_last_window_is_not_plotted_but_a_lone_one_is() {
+        let dir = std::env::temp_dir().join(format!("ftlsim-latency-plot-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("latency.svg");
+        // Write p99 in red (#FF0000): three full windows and a short tail.
+        let series = [
+            row(100, 100, 500.0),
+            row(200, 100, 600.0),
+            row(300, 100, 550.0),
+            row(340, 40, 120.0),
+        ];
+        plot_latency(&path, &series).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(points_of(&svg, "#FF0000"), Some(3), "{svg}");
+        // A run shorter than one window has only the partial one: keep it.
+        plot_latency(&path, &series[3..]).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(points_of(&svg, "#FF0000"), Some(1), "{svg}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

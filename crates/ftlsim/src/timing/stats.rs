@@ -45,6 +45,11 @@ pub struct LatencyRow {
     pub write_latency_us_p99: Option<f64>,
     /// GC's share of the LUN time scheduled in the window.
     pub gc_time_share: f64,
+    /// Requests in this window: `series_window` for all but the last row,
+    /// which covers what was left when the run ended (often fewer), so that
+    /// readers can tell a partial window from a full one. Last so that the
+    /// columns of latency.csv keep their order.
+    pub window_requests: u64,
 }
 
 /// Busy fraction of one LUN over the measured window.
@@ -182,6 +187,9 @@ impl TimingStats {
     }
 
     /// Ends the current series window at simulated time `now` (the last issue).
+    /// The row's latencies come from this window's requests alone (the
+    /// window histograms are reset here), so a slow spell does not linger in
+    /// later rows.
     pub fn close_window(&mut self, now: u64, engine: &Engine) {
         if self.window_requests == 0 {
             return;
@@ -209,6 +217,7 @@ impl TimingStats {
             } else {
                 window_gc as f64 / window_busy as f64
             },
+            window_requests: self.window_requests,
         });
         self.read.merge(&self.window_read);
         self.write.merge(&self.window_write);
@@ -279,5 +288,90 @@ impl TimingStats {
             luns,
             series: self.series.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timing::config::{TimingMode, TimingParams};
+
+    fn engine() -> Engine {
+        let params = TimingParams {
+            channels: 1,
+            luns_per_channel: 1,
+            read_ns: 40_000,
+            program_ns: 200_000,
+            erase_ns: 2_000_000,
+            transfer_ns: 10_000,
+            overhead_ns: 0,
+            queue_depth: 1,
+            mode: TimingMode::Closed,
+        };
+        Engine::new(&params, 64)
+    }
+
+    /// Records `n` writes of `latency_ns` each, one every microsecond from
+    /// `start_ns`, closing windows as `record` asks; returns the last issue time.
+    fn record_writes(
+        stats: &mut TimingStats,
+        engine: &Engine,
+        n: u64,
+        latency_ns: u64,
+        start_ns: u64,
+    ) -> u64 {
+        let mut now_ns = start_ns;
+        for i in 0..n {
+            now_ns = start_ns + i * 1000;
+            if stats.record(RequestKind::Write, 1, latency_ns, now_ns + latency_ns) {
+                stats.close_window(now_ns, engine);
+            }
+        }
+        now_ns
+    }
+
+    #[test]
+    fn each_window_reports_its_own_percentiles() {
+        let engine = engine();
+        let mut stats = TimingStats::new(100);
+        // A slow window (10 ms), then a fast one (100 us).
+        let t = record_writes(&mut stats, &engine, 100, 10_000_000, 0);
+        let t = record_writes(&mut stats, &engine, 100, 100_000, t + 1000);
+        let summary = stats.summary(t, &engine, 4096);
+        let rows = &summary.series;
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        let slow_p99_us = rows[0].write_latency_us_p99.unwrap();
+        let fast_p99_us = rows[1].write_latency_us_p99.unwrap();
+        // LogHistogram is accurate to a few per cent.
+        assert!((slow_p99_us / 10_000.0 - 1.0).abs() < 0.05, "{slow_p99_us}");
+        assert!((fast_p99_us / 100.0 - 1.0).abs() < 0.05, "{fast_p99_us}");
+        let fast_mean_us = rows[1].write_latency_us_mean.unwrap();
+        assert!((fast_mean_us / 100.0 - 1.0).abs() < 0.05, "{fast_mean_us}");
+        assert_eq!(rows[1].read_latency_us_p99, None, "no reads in the window");
+        // The whole-run distribution still holds both windows.
+        assert_eq!(summary.write_latency_ns.count, 200);
+        assert!(summary.write_latency_ns.max >= 9_500_000);
+    }
+
+    #[test]
+    fn a_partial_final_window_says_how_many_requests_it_covers() {
+        let engine = engine();
+        let mut stats = TimingStats::new(100);
+        let t = record_writes(&mut stats, &engine, 250, 100_000, 0);
+        let rows = stats.summary(t, &engine, 4096).series;
+        let sizes: Vec<u64> = rows.iter().map(|r| r.window_requests).collect();
+        assert_eq!(sizes, vec![100, 100, 50]);
+        let cumulative: Vec<u64> = rows.iter().map(|r| r.requests).collect();
+        assert_eq!(cumulative, vec![100, 200, 250]);
+    }
+
+    #[test]
+    fn no_empty_final_window() {
+        let engine = engine();
+        let mut stats = TimingStats::new(100);
+        let t = record_writes(&mut stats, &engine, 200, 100_000, 0);
+        let rows = stats.summary(t, &engine, 4096).series;
+        assert_eq!(rows.len(), 2);
+        assert!(rows.iter().all(|r| r.window_requests == 100));
     }
 }
