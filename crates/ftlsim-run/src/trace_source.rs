@@ -103,6 +103,11 @@ impl RequestSource for TraceSource {
             TraceOp::Write => SourceOp::Write,
             TraceOp::Trim => SourceOp::Trim,
             TraceOp::Flush => SourceOp::Flush,
+            TraceOp::Remap | TraceOp::Clone => {
+                return Err(SimError::BadRequest(
+                    "remap/clone from traces: not wired yet".into(),
+                ))
+            }
         };
         out.lpn = p.lpn;
         out.pages = p.pages;

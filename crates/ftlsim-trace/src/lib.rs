@@ -46,12 +46,12 @@ pub use convert::{
     convert, convert_file, ConvertSummary, DisksimWriter, OutputFormat, TraceWriter,
 };
 pub use error::{LineError, TraceError};
-pub use native::{NativeReader, NativeWriter, NATIVE_MAGIC, NATIVE_VERSION};
+pub use native::{NativeReader, NativeWriter, NATIVE_MAGIC, NATIVE_MIN_VERSION, NATIVE_VERSION};
 pub use open::{
     detect_file, open, open_stream, Compression, Format, ReaderOptions, Records, TimeUnit,
     TraceReader,
 };
-pub use pages::{PageMapper, PageOptions, PageRequest, PageStream, ReaderOpener};
+pub use pages::{MapError, PageMapper, PageOptions, PageRequest, PageStream, ReaderOpener};
 pub use record::{
     combine_fingerprints, device_id, fnv1a32, fnv1a64, mkdev, msr_device_id, page_span, TraceOp,
     TraceRecord, FINGERPRINT_PAGE_BYTES, MAX_REQUEST_BYTES, SECTOR_BYTES,
