@@ -61,7 +61,7 @@ pub enum TraceCommand {
 #[derive(clap::Args, Clone)]
 pub struct InputArgs {
     /// Input format (msr, fiu, blkparse, disksim, spc, alibaba, tencent, fio,
-    /// libcachesim, native); detected when omitted.
+    /// libcachesim, native, vscsi); detected when omitted.
     #[arg(long, alias = "from")]
     format: Option<String>,
     /// Time unit for DiskSim and fio v3 input: s, ms, us, ns.

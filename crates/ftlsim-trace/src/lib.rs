@@ -40,6 +40,7 @@ pub mod spc;
 pub mod stats;
 pub mod synthetic;
 pub mod tencent;
+pub mod vscsi;
 mod text;
 
 pub use convert::{
@@ -58,3 +59,4 @@ pub use record::{
 };
 pub use stats::{SizeBucket, StatsCollector, TraceStats, WriteSkew};
 pub use synthetic::{FioDedupeOptions, FioDedupeWriter};
+pub use vscsi::{VscsiReader, VscsiVersion};
