@@ -12,7 +12,7 @@
 //!   capacity check and repeat.
 //! * Inspect: [`TraceStats::from_reader`] and [`TraceStats::render_text`].
 //! * Convert: [`convert()`] / [`convert_file`] to the [`native`] format or
-//!   DiskSim ASCII.
+//!   DiskSim ASCII (which reads back as DiskSim with the same time unit).
 //! * Synthesize: [`FioDedupeWriter`], random writes with fio's
 //!   `dedupe_percentage`.
 //!
@@ -40,8 +40,8 @@ pub mod spc;
 pub mod stats;
 pub mod synthetic;
 pub mod tencent;
-pub mod vscsi;
 mod text;
+pub mod vscsi;
 
 pub use convert::{
     convert, convert_file, ConvertSummary, DisksimWriter, OutputFormat, TraceWriter,
