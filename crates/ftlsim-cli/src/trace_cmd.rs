@@ -32,6 +32,12 @@ pub enum TraceCommand {
         /// Output format: native | disksim.
         #[arg(long, default_value = "native")]
         to: String,
+        /// Time unit of DiskSim output: s, ms, us, ns. The default, ms, is
+        /// DiskSim's own and what the DiskSim reader assumes, so the output
+        /// reads back without flags; any other unit needs `--time-unit` to
+        /// read back.
+        #[arg(long, default_value = "ms")]
+        to_time_unit: String,
     },
     /// Write a fio-like random-write trace in the native format: uniform
     /// random offsets, and a share of pages repeating earlier content
@@ -61,7 +67,7 @@ pub enum TraceCommand {
 #[derive(clap::Args, Clone)]
 pub struct InputArgs {
     /// Input format (msr, fiu, blkparse, disksim, spc, alibaba, tencent, fio,
-    /// libcachesim, native); detected when omitted.
+    /// libcachesim, native, vscsi); detected when omitted.
     #[arg(long, alias = "from")]
     format: Option<String>,
     /// Time unit for DiskSim and fio v3 input: s, ms, us, ns.
@@ -117,10 +123,14 @@ pub fn run_trace_command(cmd: TraceCommand) -> Result<()> {
             output,
             from,
             to,
+            to_time_unit,
         } => {
+            let unit = to_time_unit
+                .parse::<TimeUnit>()
+                .map_err(|e| anyhow!("--to-time-unit: {e}"))?;
             let format = match to.as_str() {
                 "native" => OutputFormat::Native,
-                "disksim" => OutputFormat::Disksim(TimeUnit::Nanos),
+                "disksim" => OutputFormat::Disksim(unit),
                 other => {
                     return Err(anyhow!(
                         "--to: `{other}` is not an output format (native, disksim)"
@@ -137,6 +147,12 @@ pub fn run_trace_command(cmd: TraceCommand) -> Result<()> {
                 summary.records_left_out
             );
             report_skipped(&input, summary.skipped_bad_lines);
+            if matches!(format, OutputFormat::Disksim(u) if u != TimeUnit::Millis) {
+                eprintln!(
+                    "ftlsim: {}: times are in {unit}; read it back with --time-unit {unit}",
+                    output.display()
+                );
+            }
         }
         TraceCommand::Generate {
             output,

@@ -266,3 +266,50 @@ fn real_traces_replay_when_present() {
         "FIU homes has duplicate content"
     );
 }
+
+#[test]
+fn disksim_conversion_reads_back_with_the_same_requests() {
+    let dir = temp_dir("trace-cli", "disksim-rt");
+    let msr = write_msr(&dir);
+    let ascii = dir.join("small.ascii");
+    let out = ftlsim(&[
+        "trace",
+        "convert",
+        msr.to_str().unwrap(),
+        ascii.to_str().unwrap(),
+        "--to",
+        "disksim",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("2000 written") && stderr.contains("0 left out"),
+        "{stderr}"
+    );
+    let stats = |path: &Path| {
+        let out = ftlsim(&["trace", "stats", path.to_str().unwrap(), "--json"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let (a, b) = (stats(&msr), stats(&ascii));
+    // Same ops, extents and times (MSR FILETIME ns, written in DiskSim's ms).
+    for key in [
+        "requests",
+        "reads",
+        "writes",
+        "read_bytes",
+        "write_bytes",
+        "first_time_ns",
+        "last_time_ns",
+        "footprint_pages",
+        "address_span_pages",
+        "size_histogram",
+    ] {
+        assert_eq!(a[key], b[key], "{key}");
+    }
+    assert_eq!(b["requests"], 2000);
+}

@@ -12,7 +12,7 @@ use ftlsim::request::{Op, Request, RequestSource};
 use ftlsim::SimError;
 use ftlsim_trace::{
     device_id, FioDedupeOptions, FioDedupeWriter, Format, NativeWriter, PageOptions, PageRequest,
-    PageStream, ReaderOptions, TimeUnit, TraceOp, TraceRecord,
+    PageStream, ReaderOptions, TimeUnit, TraceRecord,
 };
 
 /// Writes a fio-like dedupe trace to `output` in the native format.
@@ -24,7 +24,7 @@ pub fn generate(output: &Path, opts: FioDedupeOptions, page_bytes: u32) -> Resul
     let (mut page, mut rec, mut n) = (PageRequest::default(), TraceRecord::default(), 0u64);
     while gen.next_request(&mut page) {
         rec.time_ns = page.time_ns;
-        rec.op = TraceOp::Write;
+        rec.op = Op::Write;
         rec.offset_bytes = page.lpn * u64::from(page_bytes);
         rec.length_bytes = u64::from(page.pages) * u64::from(page_bytes);
         rec.fingerprints.clone_from(&page.fingerprints);
@@ -97,13 +97,9 @@ impl RequestSource for TraceSource {
             return Ok(false);
         }
         let p = &self.page;
-        let op = match p.op {
-            TraceOp::Read => Op::Read,
-            TraceOp::Write => Op::Write,
-            TraceOp::Trim => Op::Trim,
-            TraceOp::Flush => Op::Flush,
-        };
-        out.set(op, p.lpn, p.pages);
+        // The trace crate speaks the core's `Op`: remap and clone pass through.
+        out.set(p.op, p.lpn, p.pages);
+        out.src_lpn = p.src_lpn;
         out.arrival_ns = Some(p.time_ns);
         out.stream = p.stream.unwrap_or(0);
         out.context = p.context.unwrap_or(0);

@@ -59,7 +59,7 @@ impl<W: Write> TraceWriter for DisksimWriter<W> {
         let kind = match rec.op {
             TraceOp::Read => 1,
             TraceOp::Write => 0,
-            TraceOp::Trim | TraceOp::Flush => return Ok(false),
+            TraceOp::Trim | TraceOp::Flush | TraceOp::Remap | TraceOp::Clone => return Ok(false),
         };
         let per = self.unit.ns_per_unit();
         let whole = rec.time_ns / per;

@@ -1,6 +1,7 @@
 //! Format auto-detection from the first lines of a (decompressed) file.
 //!
-//! The native format is recognised by its magic bytes. For text, every text
+//! The native format is recognised by its magic bytes, vscsi by the version
+//! byte of its first records (see [`crate::vscsi`]). For text, every text
 //! format's own parser reads the first non-blank, non-comment lines (up to
 //! [`SAMPLE_LINES`]); a format is a candidate when it accepts all of them and
 //! recognises at least one as its own. One candidate wins; among several, the
@@ -11,8 +12,9 @@ use crate::error::shorten;
 use crate::native::NATIVE_MAGIC;
 use crate::open::{Format, ReaderOptions, TimeUnit};
 use crate::record::TraceRecord;
+use crate::text::{looks_like_header, UTF8_BOM};
 use crate::text::{LineParser, Parsed};
-use crate::{alibaba, blkparse, disksim, fio, fiu, libcachesim, msr, spc, tencent};
+use crate::{alibaba, blkparse, disksim, fio, fiu, libcachesim, msr, spc, tencent, vscsi};
 
 /// Lines looked at.
 pub const SAMPLE_LINES: usize = 64;
@@ -73,7 +75,7 @@ fn score_format(format: Format, lines: &[(u64, &str)], opts: &ReaderOptions) -> 
         Format::Tencent => score(tencent::TencentParser::new(), lines),
         Format::Fio => score(fio::FioParser::new(unit.unwrap_or(TimeUnit::Micros)), lines),
         Format::Libcachesim => score(libcachesim::LibcachesimParser::new(), lines),
-        Format::Native => return None,
+        Format::Native | Format::Vscsi => return None,
     })
 }
 
@@ -88,6 +90,11 @@ pub(crate) fn detect_format(
     if prefix.starts_with(&NATIVE_MAGIC) {
         return Ok(Format::Native);
     }
+    if vscsi::sniff(prefix).is_some() {
+        return Ok(Format::Vscsi);
+    }
+    // A UTF-8 byte order mark (Windows tools write one) is not part of line 1.
+    let prefix = prefix.strip_prefix(UTF8_BOM).unwrap_or(prefix);
     // Only complete lines, unless the whole file is here.
     let text = if at_eof {
         prefix
@@ -180,11 +187,22 @@ pub(crate) fn detect_format(
         )) if *matched > 0 => format!("; closest is {f}, which fails at line {line}: {msg}"),
         _ => String::new(),
     };
+    let first_no = lines.first().map_or(1, |(n, _)| *n);
+    if lines.first().is_some_and(|(_, l)| looks_like_header(l)) {
+        // The usual cause: a CSV export with its own column names. Say so,
+        // rather than quote each parser's complaint about a word.
+        return Err(DetectFailure::Failed(format!(
+            "cannot detect the trace format: tried {}; line {first_no} looks like a column \
+             header (`{first_line}`) that no format knows, and no format accepts the lines \
+             after it{hint}; choose one with --format",
+            names(&rejected),
+        )));
+    }
     Err(DetectFailure::Failed(format!(
         "cannot detect the trace format: no format ({}) accepts the first lines (line {}: `{}`){}; \
          choose one with --format",
         names(&rejected),
-        lines.first().map_or(1, |(n, _)| *n),
+        first_no,
         first_line,
         hint
     )))

@@ -12,7 +12,7 @@
 //!   capacity check and repeat.
 //! * Inspect: [`TraceStats::from_reader`] and [`TraceStats::render_text`].
 //! * Convert: [`convert()`] / [`convert_file`] to the [`native`] format or
-//!   DiskSim ASCII.
+//!   DiskSim ASCII (which reads back as DiskSim with the same time unit).
 //! * Synthesize: [`FioDedupeWriter`], random writes with fio's
 //!   `dedupe_percentage`.
 //!
@@ -41,20 +41,22 @@ pub mod stats;
 pub mod synthetic;
 pub mod tencent;
 mod text;
+pub mod vscsi;
 
 pub use convert::{
     convert, convert_file, ConvertSummary, DisksimWriter, OutputFormat, TraceWriter,
 };
 pub use error::{LineError, TraceError};
-pub use native::{NativeReader, NativeWriter, NATIVE_MAGIC, NATIVE_VERSION};
+pub use native::{NativeReader, NativeWriter, NATIVE_MAGIC, NATIVE_MIN_VERSION, NATIVE_VERSION};
 pub use open::{
     detect_file, open, open_stream, Compression, Format, ReaderOptions, Records, TimeUnit,
     TraceReader,
 };
-pub use pages::{PageMapper, PageOptions, PageRequest, PageStream, ReaderOpener};
+pub use pages::{MapError, PageMapper, PageOptions, PageRequest, PageStream, ReaderOpener};
 pub use record::{
     combine_fingerprints, device_id, fnv1a32, fnv1a64, mkdev, msr_device_id, page_span, TraceOp,
     TraceRecord, FINGERPRINT_PAGE_BYTES, MAX_REQUEST_BYTES, SECTOR_BYTES,
 };
 pub use stats::{SizeBucket, StatsCollector, TraceStats, WriteSkew};
 pub use synthetic::{FioDedupeOptions, FioDedupeWriter};
+pub use vscsi::{VscsiReader, VscsiVersion};

@@ -43,7 +43,12 @@ fn scsi_op(s: &str) -> Option<TraceOp> {
     if hex.is_empty() || hex.len() > 2 {
         return None;
     }
-    let code = u8::from_str_radix(hex, 16).ok()?;
+    scsi_opcode(u8::from_str_radix(hex, 16).ok()?)
+}
+
+/// The operation of a SCSI command opcode (shared with the binary
+/// [`crate::vscsi`] reader); `None` for commands that are not requests.
+pub(crate) fn scsi_opcode(code: u8) -> Option<TraceOp> {
     match code {
         0x08 | 0x28 | 0xa8 | 0x88 => Some(TraceOp::Read),
         0x0a | 0x2a | 0xaa | 0x8a => Some(TraceOp::Write),

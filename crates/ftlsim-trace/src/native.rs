@@ -1,11 +1,14 @@
 //! ftlsim's native binary trace format: compact, versioned, fast to read.
 //!
 //! ```text
-//! header   := magic "FTLSIMTR" (8 bytes) | version u16 LE (= 1) | flags u16 LE (= 0) | reserved u32 (= 0)
-//! record   := tag u8 | time | offset | length | [device] | [stream] | [context] | [fingerprints]
+//! header   := magic "FTLSIMTR" (8 bytes) | version u16 LE (1 or 2) | flags u16 LE (= 0) | reserved u32 (= 0)
+//! record   := tag u8 | [extended] | time | offset | length | [device] | [stream] | [context] | [fingerprints]
 //! tag      := bits 0-1 op (0 read, 1 write, 2 trim, 3 flush)
 //!             bit 2 device present, bit 3 stream present, bit 4 context present,
-//!             bit 5 fingerprints present, bits 6-7 zero
+//!             bit 5 fingerprints present,
+//!             bit 6 extended op (version 2 only; bits 0-1 are then 0), bit 7 zero
+//! extended := op u8 (4 remap, 5 clone: the codes of `ftlsim::request::Op`)
+//!             | zigzag LEB128 of (src_offset − offset), wrapping i64
 //! time     := zigzag LEB128 of (time_ns − previous time_ns), wrapping i64
 //! offset   := zigzag LEB128 of (offset − previous record's end), wrapping i64,
 //!             where end = offset + length (sequential requests cost one byte)
@@ -14,6 +17,13 @@
 //! fingerprints := LEB128 count | count × 16 bytes (u128 LE), one per 4 KiB page
 //! end      := tag 0xFF | LEB128 number of records
 //! ```
+//!
+//! Version 2 only adds the extended op (remap and clone, which need a source
+//! range and do not fit the two op bits), so a version 1 file is a valid
+//! version 2 file but for its header; this build writes 2 and reads both.
+//! The source offset is stored relative to the destination because remaps
+//! and clones mostly move data nearby (a defragmenter, a copy-on-write file
+//! system), which keeps the delta short.
 //!
 //! The end marker makes a truncated file an error rather than a silently
 //! shorter trace: [`NativeWriter::finish`] must be called. The first record's
@@ -27,8 +37,11 @@ use crate::record::{TraceOp, TraceRecord, MAX_FINGERPRINTS_PER_RECORD, MAX_REQUE
 
 /// First 8 bytes of every native trace.
 pub const NATIVE_MAGIC: [u8; 8] = *b"FTLSIMTR";
-/// The version this build writes and reads.
-pub const NATIVE_VERSION: u16 = 1;
+/// The version this build writes. It reads this one and
+/// [`NATIVE_MIN_VERSION`].
+pub const NATIVE_VERSION: u16 = 2;
+/// The oldest version this build reads (no extended ops).
+pub const NATIVE_MIN_VERSION: u16 = 1;
 /// Header length in bytes.
 pub const NATIVE_HEADER_BYTES: usize = 16;
 
@@ -36,7 +49,11 @@ const TAG_DEVICE: u8 = 1 << 2;
 const TAG_STREAM: u8 = 1 << 3;
 const TAG_CONTEXT: u8 = 1 << 4;
 const TAG_FINGERPRINTS: u8 = 1 << 5;
-const TAG_RESERVED: u8 = 0b1100_0000;
+const TAG_EXTENDED: u8 = 1 << 6;
+const TAG_OP_BITS: u8 = 0b0000_0011;
+/// Bits that must be clear, per version.
+const TAG_RESERVED_V1: u8 = 0b1100_0000;
+const TAG_RESERVED_V2: u8 = 0b1000_0000;
 const TAG_END: u8 = 0xFF;
 
 /// Flush the writer's buffer past this many bytes.
@@ -96,7 +113,13 @@ impl<W: Write> NativeWriter<W> {
                 ),
             ));
         }
-        let mut tag = rec.op.code();
+        // Ops past the two tag bits (remap, clone) carry a source: extended.
+        let extended = rec.op.code() > TAG_OP_BITS;
+        let mut tag = if extended {
+            TAG_EXTENDED
+        } else {
+            rec.op.code()
+        };
         if rec.device.is_some() {
             tag |= TAG_DEVICE;
         }
@@ -111,6 +134,13 @@ impl<W: Write> NativeWriter<W> {
         }
         let buf = &mut self.buf;
         buf.push(tag);
+        if extended {
+            buf.push(rec.op.code());
+            put_varint(
+                buf,
+                zigzag(rec.src_offset_bytes.wrapping_sub(rec.offset_bytes) as i64),
+            );
+        }
         put_varint(buf, zigzag(rec.time_ns.wrapping_sub(self.prev_time) as i64));
         put_varint(
             buf,
@@ -185,6 +215,8 @@ pub struct NativeReader {
     pos: usize,
     eof: bool,
     header_done: bool,
+    /// Version from the header (valid once `header_done`).
+    version: u16,
     done: bool,
     /// Byte offset of `buf[0]` in the stream.
     buf_base: u64,
@@ -211,6 +243,7 @@ impl NativeReader {
             pos: 0,
             eof: false,
             header_done: false,
+            version: NATIVE_VERSION,
             done: false,
             buf_base: 0,
             prev_time: 0,
@@ -280,11 +313,13 @@ impl NativeReader {
             return Err(self.bad("not an ftlsim native trace (bad magic)"));
         }
         let version = u16::from_le_bytes([h[8], h[9]]);
-        if version != NATIVE_VERSION {
+        if !(NATIVE_MIN_VERSION..=NATIVE_VERSION).contains(&version) {
             return Err(self.bad(format!(
-                "unsupported native trace version {version} (this build reads version {NATIVE_VERSION})"
+                "unsupported native trace version {version} (this build reads versions \
+                 {NATIVE_MIN_VERSION} to {NATIVE_VERSION})"
             )));
         }
+        self.version = version;
         let flags = u16::from_le_bytes([h[10], h[11]]);
         if flags != 0 || h[12..16] != [0, 0, 0, 0] {
             return Err(self.bad(format!(
@@ -312,9 +347,46 @@ impl NativeReader {
             }
             return Ok(None);
         }
-        if tag & TAG_RESERVED != 0 {
-            return Err(Decode::Bad(format!("invalid record tag {tag:#04x}")));
+        let reserved = if self.version >= 2 {
+            TAG_RESERVED_V2
+        } else {
+            TAG_RESERVED_V1
+        };
+        if tag & reserved != 0 {
+            return Err(Decode::Bad(format!(
+                "invalid record tag {tag:#04x} for a version {} trace",
+                self.version
+            )));
         }
+        let (op, src_delta) = if tag & TAG_EXTENDED != 0 {
+            if tag & TAG_OP_BITS != 0 {
+                return Err(Decode::Bad(format!(
+                    "invalid record tag {tag:#04x}: an extended op leaves the op bits 0"
+                )));
+            }
+            let code = cur.byte()?;
+            let op = match TraceOp::from_code(code) {
+                Some(op) if op.has_source() => op,
+                Some(op) => {
+                    return Err(Decode::Bad(format!(
+                        "extended op code {code} ({op}) takes no source; only remap (4) and \
+                         clone (5) are extended"
+                    )))
+                }
+                None => {
+                    return Err(Decode::Bad(format!(
+                        "unknown op code {code} (known: 0 read, 1 write, 2 trim, 3 flush, \
+                         4 remap, 5 clone)"
+                    )))
+                }
+            };
+            (op, Some(unzigzag(cur.varint()?)))
+        } else {
+            let code = tag & TAG_OP_BITS;
+            let op = TraceOp::from_code(code)
+                .ok_or_else(|| Decode::Bad(format!("unknown op code {code}")))?;
+            (op, None)
+        };
         let time = self.prev_time.wrapping_add(unzigzag(cur.varint()?) as u64);
         let offset = self.prev_end.wrapping_add(unzigzag(cur.varint()?) as u64);
         let length = cur.varint()?;
@@ -326,11 +398,22 @@ impl NativeReader {
         if offset.checked_add(length).is_none() {
             return Err(Decode::Bad("request end beyond 2^64 bytes".into()));
         }
+        let src = match src_delta {
+            Some(delta) => {
+                let src = offset.wrapping_add(delta as u64);
+                if src.checked_add(length).is_none() {
+                    return Err(Decode::Bad("source range end beyond 2^64 bytes".into()));
+                }
+                src
+            }
+            None => 0,
+        };
         rec.reset();
         rec.time_ns = time;
-        rec.op = TraceOp::from_code(tag & 3);
+        rec.op = op;
         rec.offset_bytes = offset;
         rec.length_bytes = length;
+        rec.src_offset_bytes = src;
         if tag & TAG_DEVICE != 0 {
             let d = cur.varint()?;
             rec.device = Some(

@@ -10,7 +10,9 @@ use std::str::FromStr;
 use crate::error::TraceError;
 use crate::record::TraceRecord;
 use crate::text::TextReader;
-use crate::{alibaba, blkparse, detect, disksim, fio, fiu, libcachesim, msr, native, spc, tencent};
+use crate::{
+    alibaba, blkparse, detect, disksim, fio, fiu, libcachesim, msr, native, spc, tencent, vscsi,
+};
 
 /// A trace file format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -35,12 +37,16 @@ pub enum Format {
     Libcachesim,
     /// ftlsim's own binary format (see [`crate::native`]).
     Native,
+    /// CloudPhysics / VMware vscsi binary records, versions 1 and 2 (see
+    /// [`crate::vscsi`]).
+    Vscsi,
 }
 
 impl Format {
     /// Every format, in the order detection tries them.
-    pub const ALL: [Format; 10] = [
+    pub const ALL: [Format; 11] = [
         Format::Native,
+        Format::Vscsi,
         Format::Fio,
         Format::Msr,
         Format::Fiu,
@@ -53,7 +59,7 @@ impl Format {
     ];
 
     /// Every format name, for CLI help: `msr, fiu, blkparse, ...`.
-    pub const NAMES: [&'static str; 10] = [
+    pub const NAMES: [&'static str; 11] = [
         "msr",
         "fiu",
         "blkparse",
@@ -64,6 +70,7 @@ impl Format {
         "fio",
         "libcachesim",
         "native",
+        "vscsi",
     ];
 
     /// The name accepted by [`Format::from_str`].
@@ -79,6 +86,7 @@ impl Format {
             Format::Fio => "fio",
             Format::Libcachesim => "libcachesim",
             Format::Native => "native",
+            Format::Vscsi => "vscsi",
         }
     }
 
@@ -103,6 +111,9 @@ impl Format {
                 "libCacheSim block CSV: seconds, SCSI opcode hex, size bytes, lbn in 512 B"
             }
             Format::Native => "ftlsim native binary trace",
+            Format::Vscsi => {
+                "CloudPhysics/VMware vscsi binary, v1 or v2: microseconds, lbn in 512 B, len bytes, SCSI opcode"
+            }
         }
     }
 }
@@ -129,6 +140,7 @@ impl FromStr for Format {
             "fio" | "iolog" => Format::Fio,
             "libcachesim" | "cloudphysics" => Format::Libcachesim,
             "native" | "ftlsim" => Format::Native,
+            "vscsi" => Format::Vscsi,
             _ => {
                 return Err(TraceError::Option(format!(
                     "unknown trace format `{s}` (expected one of: {})",
@@ -491,6 +503,7 @@ pub(crate) fn reader_for(
         )),
         Format::Libcachesim => text!(libcachesim::LibcachesimParser::new()),
         Format::Native => Box::new(native::NativeReader::new(input, file, codec, dev)),
+        Format::Vscsi => Box::new(vscsi::VscsiReader::new(input, file, codec, dev, skip)),
     };
     Ok(reader)
 }

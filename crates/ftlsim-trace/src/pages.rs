@@ -5,6 +5,12 @@
 //! * **Unaligned requests** cover every page they touch: first page
 //!   `offset / page_bytes`, last page `(offset + length - 1) / page_bytes`.
 //!   A 1-byte write in the middle of a page writes the whole page.
+//! * **Remap and clone** move or share whole pages, so their offset, source
+//!   offset and length must be multiples of the page size (else a line
+//!   error); `src_lpn` is the first source page. Compact mapping numbers
+//!   source pages like any page (for each page: the source, then the
+//!   destination), and a request is split wherever either side stops being
+//!   consecutive. The capacity check covers both ranges.
 //! * **Zero-length** reads, writes and trims are skipped (and counted, see
 //!   [`PageMapper::zero_length_skipped`]); flushes become a
 //!   [`PageRequest`] with `pages == 0` and `lpn == 0`.
@@ -28,7 +34,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
 
-use crate::error::TraceError;
+use crate::error::{LineError, TraceError};
 use crate::open::{open, ReaderOptions, TraceReader};
 use crate::record::{
     combine_fingerprints, page_span, TraceOp, TraceRecord, FINGERPRINT_PAGE_BYTES,
@@ -141,6 +147,9 @@ pub struct PageRequest {
     pub lpn: u64,
     /// Number of pages (0 for flushes).
     pub pages: u32,
+    /// First source page of a remap or clone (`src_lpn..src_lpn + pages`
+    /// moves or is shared to `lpn..`); 0 for every other operation.
+    pub src_lpn: u64,
     /// Device id of the source record.
     pub device: Option<u32>,
     /// Stream id of the source record.
@@ -149,6 +158,17 @@ pub struct PageRequest {
     pub context: Option<u64>,
     /// One content fingerprint per page, or empty when unknown.
     pub fingerprints: Vec<u128>,
+}
+
+/// Why a record cannot become page requests.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MapError {
+    /// The request does not fit the simulated device.
+    #[error("{0}")]
+    Capacity(String),
+    /// The record itself is unusable (an unaligned remap or clone).
+    #[error("{0}")]
+    Request(String),
 }
 
 /// Turns records into page requests (see the module docs for the rules).
@@ -170,6 +190,8 @@ pub struct PageMapper {
     first_page: u64,
     cursor: u64,
     end: u64,
+    /// Source page matching `first_page` (remap and clone only).
+    src_first_page: u64,
     fingerprints: Vec<u128>,
     flush_pending: bool,
     zero_length_skipped: u64,
@@ -197,6 +219,7 @@ impl PageMapper {
             first_page: 0,
             cursor: 0,
             end: 0,
+            src_first_page: 0,
             fingerprints: Vec::new(),
             flush_pending: false,
             zero_length_skipped: 0,
@@ -205,7 +228,9 @@ impl PageMapper {
 
     /// Loads a record, to be split by [`PageMapper::next_request`]. `time_ns`
     /// is the time to give its page requests. Any unfinished record is dropped.
-    pub fn push(&mut self, rec: &TraceRecord, time_ns: u64) {
+    /// Fails (leaving nothing to split) for a remap or clone that is not
+    /// page-aligned.
+    pub fn push(&mut self, rec: &TraceRecord, time_ns: u64) -> Result<(), MapError> {
         self.time_ns = time_ns;
         self.op = rec.op;
         self.device = rec.device;
@@ -215,32 +240,51 @@ impl PageMapper {
         self.flush_pending = false;
         self.cursor = 0;
         self.end = 0;
+        self.src_first_page = 0;
         if rec.op == TraceOp::Flush {
             self.flush_pending = true;
-            return;
+            return Ok(());
+        }
+        if rec.op.has_source() {
+            let pb = self.page_bytes;
+            if rec.offset_bytes % pb != 0
+                || rec.src_offset_bytes % pb != 0
+                || rec.length_bytes % pb != 0
+            {
+                return Err(MapError::Request(format!(
+                    "{} of {} bytes from byte {} to byte {} is not aligned to the {pb}-byte \
+                     page (a remap or clone moves whole pages)",
+                    rec.op, rec.length_bytes, rec.src_offset_bytes, rec.offset_bytes
+                )));
+            }
         }
         let (first, count) = rec.page_span(self.page_bytes);
         if count == 0 {
             self.zero_length_skipped += 1;
-            return;
+            return Ok(());
         }
         self.first_page = first;
         self.cursor = first;
         self.end = first.saturating_add(count);
-        page_fingerprints(rec, self.page_bytes, first, count, &mut self.fingerprints);
+        if rec.op.has_source() {
+            self.src_first_page = rec.src_offset_bytes / self.page_bytes;
+        } else {
+            page_fingerprints(rec, self.page_bytes, first, count, &mut self.fingerprints);
+        }
+        Ok(())
     }
 
     /// Compact number of `page`, assigning the next one on first touch.
-    fn compact_lpn(&mut self, page: u64) -> Result<u64, String> {
+    fn compact_lpn(&mut self, page: u64) -> Result<u64, MapError> {
         if let Some(&lpn) = self.map.get(&page) {
             return Ok(lpn);
         }
         if let Some(limit) = self.logical_pages {
             if self.next_compact >= limit {
-                return Err(format!(
+                return Err(MapError::Capacity(format!(
                     "the trace touches more distinct pages than the device's {limit} logical \
                      pages, even with compact mapping"
-                ));
+                )));
             }
         }
         let lpn = self.next_compact;
@@ -251,12 +295,13 @@ impl PageMapper {
 
     /// The next page request of the pushed record; `Ok(false)` when done.
     /// The error is a capacity error, in words.
-    pub fn next_request(&mut self, out: &mut PageRequest) -> Result<bool, String> {
+    pub fn next_request(&mut self, out: &mut PageRequest) -> Result<bool, MapError> {
         if self.flush_pending {
             self.flush_pending = false;
             self.fill_header(out);
             out.lpn = 0;
             out.pages = 0;
+            out.src_lpn = 0;
             out.fingerprints.clear();
             return Ok(true);
         }
@@ -265,31 +310,54 @@ impl PageMapper {
         }
         let start = self.cursor;
         let max_run = (self.end - start).min(u64::from(u32::MAX));
-        let (lpn, run) = if self.compact {
+        let has_source = self.op.has_source();
+        // Source page of destination page `page`.
+        let (src_first, first_page) = (self.src_first_page, self.first_page);
+        let src_of = move |page: u64| src_first.saturating_add(page - first_page);
+        let (lpn, src_lpn, run) = if self.compact {
+            // Source first: the data is read there before it lands.
+            let src0 = if has_source {
+                self.compact_lpn(src_of(start))?
+            } else {
+                0
+            };
             let lpn0 = self.compact_lpn(start)?;
             let mut run = 1;
             while run < max_run {
+                if has_source {
+                    let next_src = self.compact_lpn(src_of(start + run))?;
+                    if Some(next_src) != src0.checked_add(run) {
+                        break;
+                    }
+                }
                 let next = self.compact_lpn(start + run)?;
                 if Some(next) != lpn0.checked_add(run) {
                     break;
                 }
                 run += 1;
             }
-            (lpn0, run)
+            (lpn0, src0, run)
         } else {
+            let src_start = if has_source { src_of(start) } else { 0 };
             if let Some(limit) = self.logical_pages {
-                if start + max_run > limit {
-                    return Err(format!(
+                let touched_end = if has_source {
+                    (start + max_run).max(src_start.saturating_add(max_run))
+                } else {
+                    start + max_run
+                };
+                if touched_end > limit {
+                    return Err(MapError::Capacity(format!(
                         "the request touches page {} but the device has {limit} logical pages \
                          (use compact mapping, or a larger device)",
-                        self.end - 1
-                    ));
+                        touched_end - 1
+                    )));
                 }
             }
-            (start, max_run)
+            (start, src_start, max_run)
         };
         self.fill_header(out);
         out.lpn = lpn;
+        out.src_lpn = src_lpn;
         out.pages = run as u32; // run ≤ u32::MAX
         out.fingerprints.clear();
         if !self.fingerprints.is_empty() {
@@ -421,13 +489,7 @@ impl PageStream {
             match self.mapper.next_request(out) {
                 Ok(true) => return Ok(true),
                 Ok(false) => {}
-                Err(what) => {
-                    return Err(TraceError::Capacity {
-                        file: self.reader.name().to_string(),
-                        line: self.reader.position(),
-                        what,
-                    })
-                }
+                Err(e) => return Err(self.map_error(e)),
             }
             if self.done {
                 return Ok(false);
@@ -448,7 +510,9 @@ impl PageStream {
                     t
                 };
                 let time = base.saturating_add(self.pass_offset_ns);
-                self.mapper.push(&self.rec, time);
+                if let Err(e) = self.mapper.push(&self.rec, time) {
+                    return Err(self.map_error(e));
+                }
                 continue;
             }
             // End of a pass.
@@ -470,6 +534,21 @@ impl PageStream {
                 .saturating_add(gap.max(1));
             self.pass_records = 0;
             self.reader = opener()?;
+        }
+    }
+
+    /// A mapper error as a trace error naming the file and line of the
+    /// record being mapped.
+    fn map_error(&self, e: MapError) -> TraceError {
+        let file = self.reader.name().to_string();
+        let line = self.reader.position();
+        match e {
+            MapError::Capacity(what) => TraceError::Capacity { file, line, what },
+            MapError::Request(what) => TraceError::Line {
+                file,
+                line,
+                error: LineError::Other(what),
+            },
         }
     }
 
@@ -537,7 +616,7 @@ mod tests {
     }
 
     fn split(m: &mut PageMapper, r: &TraceRecord) -> Vec<(u64, u32)> {
-        m.push(r, 0);
+        m.push(r, 0).unwrap();
         let mut out = Vec::new();
         let mut req = PageRequest::default();
         while m.next_request(&mut req).unwrap() {
@@ -587,10 +666,10 @@ mod tests {
         };
         let mut m = PageMapper::new(&opts).unwrap();
         let mut req = PageRequest::default();
-        m.push(&rec(TraceOp::Write, 3 * 4096, 4096), 0);
+        m.push(&rec(TraceOp::Write, 3 * 4096, 4096), 0).unwrap();
         assert!(m.next_request(&mut req).unwrap());
-        m.push(&rec(TraceOp::Write, 3 * 4096, 4097), 0);
-        let err = m.next_request(&mut req).unwrap_err();
+        m.push(&rec(TraceOp::Write, 3 * 4096, 4097), 0).unwrap();
+        let err = m.next_request(&mut req).unwrap_err().to_string();
         assert!(
             err.contains("page 4") && err.contains("4 logical pages"),
             "{err}"
@@ -602,12 +681,13 @@ mod tests {
             ..PageOptions::default()
         };
         let mut m = PageMapper::new(&opts).unwrap();
-        m.push(&rec(TraceOp::Write, 1 << 40, 8192), 0);
+        m.push(&rec(TraceOp::Write, 1 << 40, 8192), 0).unwrap();
         assert!(m.next_request(&mut req).unwrap());
-        m.push(&rec(TraceOp::Write, 0, 1), 0);
+        m.push(&rec(TraceOp::Write, 0, 1), 0).unwrap();
         assert!(m
             .next_request(&mut req)
             .unwrap_err()
+            .to_string()
             .contains("distinct pages"));
         assert!(PageMapper::new(&PageOptions {
             page_bytes: 0,
@@ -622,7 +702,7 @@ mod tests {
         r.fingerprints = vec![1, 2, 3, 4];
         // 4 KiB pages: passed through.
         let mut m = PageMapper::new(&PageOptions::default()).unwrap();
-        m.push(&r, 0);
+        m.push(&r, 0).unwrap();
         let mut req = PageRequest::default();
         assert!(m.next_request(&mut req).unwrap());
         assert_eq!(req.fingerprints, [1, 2, 3, 4]);
@@ -632,7 +712,7 @@ mod tests {
             ..PageOptions::default()
         })
         .unwrap();
-        m.push(&r, 0);
+        m.push(&r, 0).unwrap();
         assert!(m.next_request(&mut req).unwrap());
         assert_eq!((req.lpn, req.pages), (0, 3));
         assert_eq!(req.fingerprints, [1, combine_fingerprints(&[2, 3]), 4]);
@@ -642,15 +722,113 @@ mod tests {
             ..PageOptions::default()
         })
         .unwrap();
-        m.push(&r, 0);
+        m.push(&r, 0).unwrap();
         assert!(m.next_request(&mut req).unwrap());
         assert!(req.fingerprints.is_empty());
         // Wrong count: treated as unknown.
         r.fingerprints.pop();
         let mut m = PageMapper::new(&PageOptions::default()).unwrap();
-        m.push(&r, 0);
+        m.push(&r, 0).unwrap();
         assert!(m.next_request(&mut req).unwrap());
         assert!(req.fingerprints.is_empty());
+    }
+
+    fn moved(op: TraceOp, src: u64, dst: u64, len: u64) -> TraceRecord {
+        TraceRecord {
+            op,
+            offset_bytes: dst,
+            src_offset_bytes: src,
+            length_bytes: len,
+            context: Some(9),
+            ..TraceRecord::default()
+        }
+    }
+
+    /// (lpn, src_lpn, pages) of each page request of `r`.
+    fn split_moved(m: &mut PageMapper, r: &TraceRecord) -> Result<Vec<(u64, u64, u32)>, MapError> {
+        m.push(r, 0)?;
+        let mut out = Vec::new();
+        let mut req = PageRequest::default();
+        while m.next_request(&mut req)? {
+            assert_eq!((req.op, req.context), (r.op, Some(9)));
+            out.push((req.lpn, req.src_lpn, req.pages));
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn remap_and_clone_map_both_ranges() {
+        let mut m = PageMapper::new(&PageOptions::default()).unwrap();
+        assert_eq!(
+            split_moved(&mut m, &moved(TraceOp::Remap, 4096, 10 * 4096, 3 * 4096)),
+            Ok(vec![(10, 1, 3)])
+        );
+        assert_eq!(
+            split_moved(&mut m, &moved(TraceOp::Clone, 0, 4096, 0)),
+            Ok(vec![])
+        );
+        // Unaligned source, destination or length: a request error.
+        for r in [
+            moved(TraceOp::Remap, 512, 0, 4096),
+            moved(TraceOp::Clone, 0, 100, 4096),
+            moved(TraceOp::Clone, 0, 4096, 4000),
+        ] {
+            let err = split_moved(&mut m, &r).unwrap_err();
+            assert!(matches!(err, MapError::Request(_)), "{err}");
+            assert!(err.to_string().contains("not aligned"), "{err}");
+        }
+        // Reads keep src_lpn 0.
+        m.push(&rec(TraceOp::Read, 4096, 4096), 0).unwrap();
+        let mut req = PageRequest {
+            src_lpn: 77,
+            ..PageRequest::default()
+        };
+        assert!(m.next_request(&mut req).unwrap());
+        assert_eq!((req.lpn, req.src_lpn), (1, 0));
+    }
+
+    #[test]
+    fn remap_capacity_covers_the_source() {
+        let opts = PageOptions {
+            logical_pages: Some(8),
+            ..PageOptions::default()
+        };
+        let mut m = PageMapper::new(&opts).unwrap();
+        let err = split_moved(&mut m, &moved(TraceOp::Remap, 7 * 4096, 0, 2 * 4096)).unwrap_err();
+        assert!(matches!(err, MapError::Capacity(_)), "{err}");
+        assert!(err.to_string().contains("page 8"), "{err}");
+        assert!(split_moved(&mut m, &moved(TraceOp::Remap, 6 * 4096, 0, 2 * 4096)).is_ok());
+    }
+
+    #[test]
+    fn compact_numbers_sources_first_and_splits_on_either_side() {
+        let opts = PageOptions {
+            compact: true,
+            logical_pages: Some(6),
+            ..PageOptions::default()
+        };
+        let mut m = PageMapper::new(&opts).unwrap();
+        let gb = 1u64 << 30;
+        // Pages: src 100G+0 → 0, dst 200G+0 → 1, src 100G+1 → 2, dst 200G+1 → 3:
+        // neither side consecutive, so one request per page.
+        assert_eq!(
+            split_moved(&mut m, &moved(TraceOp::Clone, 100 * gb, 200 * gb, 8192)),
+            Ok(vec![(1, 0, 1), (3, 2, 1)])
+        );
+        // Known pages on both sides, consecutive on neither: split again.
+        assert_eq!(
+            split_moved(&mut m, &moved(TraceOp::Remap, 200 * gb, 100 * gb, 8192)),
+            Ok(vec![(0, 1, 1), (2, 3, 1)])
+        );
+        // A write then a remap of consecutive numbers: one request.
+        assert_eq!(split(&mut m, &rec(TraceOp::Write, 0, 8192)), [(4, 2)]);
+        assert_eq!(
+            split_moved(&mut m, &moved(TraceOp::Remap, 0, 100 * gb, 4096)),
+            Ok(vec![(0, 4, 1)])
+        );
+        // Capacity: a new source page is one page too many.
+        let err = split_moved(&mut m, &moved(TraceOp::Clone, 300 * gb, 0, 4096)).unwrap_err();
+        assert!(err.to_string().contains("distinct pages"), "{err}");
     }
 
     #[test]

@@ -1,8 +1,6 @@
 //! The one record type every reader produces, and the small deterministic
 //! helpers shared by all formats (device ids, content fingerprints).
 
-use std::fmt;
-
 /// Sector size used by every sector-addressed format: 512 bytes.
 pub const SECTOR_BYTES: u64 = 512;
 
@@ -16,55 +14,10 @@ pub const MAX_REQUEST_BYTES: u64 = 1 << 40;
 /// Bounds memory when reading corrupt or hostile input.
 pub const MAX_FINGERPRINTS_PER_RECORD: usize = 1 << 20;
 
-/// What a request does.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum TraceOp {
-    /// Read `length_bytes` at `offset_bytes`.
-    #[default]
-    Read,
-    /// Write `length_bytes` at `offset_bytes`.
-    Write,
-    /// Discard (TRIM / UNMAP / blkdiscard) `length_bytes` at `offset_bytes`.
-    Trim,
-    /// Cache flush / fsync / FUA barrier. Offset and length are 0.
-    Flush,
-}
-
-impl TraceOp {
-    /// All operations, in their stable numeric order (used by the native format).
-    pub const ALL: [TraceOp; 4] = [TraceOp::Read, TraceOp::Write, TraceOp::Trim, TraceOp::Flush];
-
-    /// Lower-case name: `read`, `write`, `trim`, `flush`.
-    pub fn name(self) -> &'static str {
-        match self {
-            TraceOp::Read => "read",
-            TraceOp::Write => "write",
-            TraceOp::Trim => "trim",
-            TraceOp::Flush => "flush",
-        }
-    }
-
-    /// Stable numeric code 0..=3 (read, write, trim, flush).
-    pub fn code(self) -> u8 {
-        match self {
-            TraceOp::Read => 0,
-            TraceOp::Write => 1,
-            TraceOp::Trim => 2,
-            TraceOp::Flush => 3,
-        }
-    }
-
-    /// Inverse of [`TraceOp::code`]; values above 3 wrap onto the two low bits.
-    pub fn from_code(code: u8) -> TraceOp {
-        TraceOp::ALL[usize::from(code & 3)]
-    }
-}
-
-impl fmt::Display for TraceOp {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+/// What a request does: the core's one operation vocabulary, under the name
+/// this crate has always used. Readers produce read, write, trim and flush;
+/// remap and clone come from native traces (see [`TraceRecord::src_offset_bytes`]).
+pub use ftlsim::request::Op as TraceOp;
 
 /// One block request, in bytes and nanoseconds, whatever the source format.
 ///
@@ -82,6 +35,10 @@ pub struct TraceRecord {
     pub offset_bytes: u64,
     /// Request length in bytes (0 for flushes). At most [`MAX_REQUEST_BYTES`].
     pub length_bytes: u64,
+    /// Byte offset of the source range of a remap or clone (the range
+    /// `src_offset_bytes..src_offset_bytes + length_bytes` moves or is shared
+    /// to `offset_bytes..`); 0 for every other operation.
+    pub src_offset_bytes: u64,
     /// Device / volume / file id. Numeric in formats that number devices;
     /// names are mapped by [`device_id`]. `None` when the format has no device.
     pub device: Option<u32>,
@@ -103,6 +60,7 @@ impl TraceRecord {
         self.op = TraceOp::Read;
         self.offset_bytes = 0;
         self.length_bytes = 0;
+        self.src_offset_bytes = 0;
         self.device = None;
         self.stream = None;
         self.context = None;
@@ -115,6 +73,7 @@ impl TraceRecord {
         self.op = other.op;
         self.offset_bytes = other.offset_bytes;
         self.length_bytes = other.length_bytes;
+        self.src_offset_bytes = other.src_offset_bytes;
         self.device = other.device;
         self.stream = other.stream;
         self.context = other.context;
@@ -156,8 +115,6 @@ pub fn page_span(offset_bytes: u64, length_bytes: u64, page_bytes: u64) -> (u64,
 
 const FNV32_OFFSET: u32 = 0x811c_9dc5;
 const FNV32_PRIME: u32 = 0x0100_0193;
-const FNV64_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-const FNV64_PRIME: u64 = 0x0000_0100_0000_01b3;
 const FNV128_OFFSET: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
 const FNV128_PRIME: u128 = 0x0000_0000_0100_0000_0000_0000_0000_013b;
 
@@ -174,15 +131,9 @@ pub(crate) fn fnv1a32_continue(mut hash: u32, bytes: &[u8]) -> u32 {
     hash
 }
 
-/// FNV-1a, 64 bits (used for program-context tags from process names).
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut hash = FNV64_OFFSET;
-    for &b in bytes {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(FNV64_PRIME);
-    }
-    hash
-}
+/// FNV-1a, 64 bits (program-context tags from process names): the core's,
+/// so a tag computed here equals one computed anywhere else in ftlsim.
+pub use ftlsim::hash::fnv1a64;
 
 /// Combines several content hashes into one page fingerprint.
 ///
@@ -311,7 +262,8 @@ mod tests {
     #[test]
     fn op_codes_round_trip() {
         for op in TraceOp::ALL {
-            assert_eq!(TraceOp::from_code(op.code()), op);
+            assert_eq!(TraceOp::from_code(op.code()), Some(op));
         }
+        assert_eq!(TraceOp::from_code(6), None);
     }
 }

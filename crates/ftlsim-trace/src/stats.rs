@@ -43,7 +43,7 @@ pub struct WriteSkew {
 pub struct TraceStats {
     /// Page size used for page counts, bytes.
     pub page_bytes: u32,
-    /// All records (reads + writes + trims + flushes).
+    /// All records (reads + writes + trims + flushes + remaps + clones).
     pub requests: u64,
     /// Read requests.
     pub reads: u64,
@@ -53,6 +53,10 @@ pub struct TraceStats {
     pub trims: u64,
     /// Flush requests.
     pub flushes: u64,
+    /// Remap requests (data moves from a source range, which is unmapped).
+    pub remaps: u64,
+    /// Clone requests (a destination range shares a source range's data).
+    pub clones: u64,
     /// Reads, writes and trims of length 0 (they touch no page).
     pub zero_length_requests: u64,
     /// Bytes read.
@@ -67,6 +71,10 @@ pub struct TraceStats {
     pub write_pages: u64,
     /// Pages trimmed (with repetitions).
     pub trim_pages: u64,
+    /// Destination pages of remaps (with repetitions).
+    pub remap_pages: u64,
+    /// Destination pages of clones (with repetitions).
+    pub clone_pages: u64,
     /// Smallest record time, ns.
     pub first_time_ns: Option<u64>,
     /// Largest record time, ns.
@@ -79,8 +87,9 @@ pub struct TraceStats {
     pub footprint_write_pages: u64,
     /// Distinct pages read.
     pub footprint_read_pages: u64,
-    /// One past the highest page touched by any data request (the device
-    /// size, in pages, needed without compact mapping).
+    /// One past the highest page touched by any data request, remap and
+    /// clone sources included (the device size, in pages, needed without
+    /// compact mapping).
     pub address_span_pages: u64,
     /// Distinct devices seen (records without a device are not counted).
     pub devices: u64,
@@ -154,11 +163,34 @@ impl StatsCollector {
         if rec.length_bytes == 0 {
             s.zero_length_requests += 1;
         } else {
-            let bucket = 64 - (rec.length_bytes - 1).leading_zeros() as usize;
-            self.buckets[bucket.min(64)] += 1;
+            // The size histogram is of data requests; remaps and clones
+            // move no data through the host.
+            if !rec.op.has_source() {
+                let bucket = 64 - (rec.length_bytes - 1).leading_zeros() as usize;
+                self.buckets[bucket.min(64)] += 1;
+            }
             s.address_span_pages = s.address_span_pages.max(first.saturating_add(count));
         }
         match rec.op {
+            TraceOp::Remap | TraceOp::Clone => {
+                if rec.op == TraceOp::Remap {
+                    s.remaps += 1;
+                    s.remap_pages += count;
+                } else {
+                    s.clones += 1;
+                    s.clone_pages += count;
+                }
+                if count > 0 {
+                    let (src_first, src_count) = crate::record::page_span(
+                        rec.src_offset_bytes,
+                        rec.length_bytes,
+                        self.page_bytes,
+                    );
+                    s.address_span_pages = s
+                        .address_span_pages
+                        .max(src_first.saturating_add(src_count));
+                }
+            }
             TraceOp::Read => {
                 s.reads += 1;
                 s.read_bytes = s.read_bytes.saturating_add(rec.length_bytes);
@@ -297,6 +329,22 @@ impl TraceStats {
             self.trim_pages
         );
         let _ = writeln!(t, "  flushes         {:>14}", self.flushes);
+        // Only traces that have them show remaps and clones, so the table
+        // of the usual read/write traces stays as it was.
+        if self.remaps > 0 {
+            let _ = writeln!(
+                t,
+                "  remaps          {:>14}   {:>12}   {:>12} pages",
+                self.remaps, "", self.remap_pages
+            );
+        }
+        if self.clones > 0 {
+            let _ = writeln!(
+                t,
+                "  clones          {:>14}   {:>12}   {:>12} pages",
+                self.clones, "", self.clone_pages
+            );
+        }
         if self.zero_length_requests > 0 {
             let _ = writeln!(t, "  zero-length     {:>14}", self.zero_length_requests);
         }
@@ -476,6 +524,36 @@ mod tests {
         let text = s.render_text();
         assert!(text.contains("duplicate writes"), "{text}");
         assert!(text.contains("25.0%"), "{text}");
+    }
+
+    #[test]
+    fn counts_remaps_and_clones() {
+        let mut c = StatsCollector::new(4096);
+        c.add(&w(0, 8192, &[]));
+        c.add(&TraceRecord {
+            op: TraceOp::Remap,
+            offset_bytes: 4096 * 10,
+            src_offset_bytes: 0,
+            length_bytes: 8192,
+            ..TraceRecord::default()
+        });
+        c.add(&TraceRecord {
+            op: TraceOp::Clone,
+            offset_bytes: 0,
+            src_offset_bytes: 4096 * 30,
+            length_bytes: 4096,
+            ..TraceRecord::default()
+        });
+        let s = c.finish();
+        assert_eq!((s.requests, s.writes, s.remaps, s.clones), (3, 1, 1, 1));
+        assert_eq!((s.remap_pages, s.clone_pages), (2, 1));
+        // The clone's source (page 30) is the highest page touched.
+        assert_eq!(s.address_span_pages, 31);
+        // Neither moves data: no reads, writes or histogram entries.
+        assert_eq!(s.footprint_pages, 2);
+        assert_eq!(s.size_histogram.len(), 1);
+        let text = s.render_text();
+        assert!(text.contains("remaps") && text.contains("clones"), "{text}");
     }
 
     #[test]

@@ -13,6 +13,10 @@ use crate::record::{TraceOp, TraceRecord, MAX_REQUEST_BYTES, SECTOR_BYTES};
 /// 64 MiB request). Longer lines are reported as errors, not buffered.
 pub(crate) const MAX_LINE_BYTES: usize = 4 << 20;
 
+/// The UTF-8 byte order mark some tools (Excel, PowerShell) put at the
+/// start of a text file; skipped before line 1 is parsed.
+pub(crate) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// What a parser made of one line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Parsed {
@@ -225,6 +229,9 @@ impl<P: LineParser> TraceReader for TextReader<P> {
                     continue;
                 }
                 RawLine::Line => self.line_no += 1,
+            }
+            if self.line_no == 1 && self.buf.starts_with(UTF8_BOM) {
+                self.buf.drain(..UTF8_BOM.len());
             }
             let parsed = match std::str::from_utf8(&self.buf) {
                 Err(_) => Err(LineError::InvalidUtf8),

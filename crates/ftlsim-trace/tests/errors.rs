@@ -429,3 +429,38 @@ fn overlong_line_is_an_error_not_a_buffer() {
         .to_string();
     assert!(msg.contains("long.csv:2: line longer than 4 MiB"), "{msg}");
 }
+
+#[test]
+fn detection_failure_after_a_header_says_so() {
+    let dir = TempDir::new("header");
+    // A CSV export with its own column names: line 1 looks like a header.
+    let p = dir.write(
+        "export.csv",
+        b"\xEF\xBB\xBFTime;Op;Offset;Size\n0.5;R;0;4096\n0.6;W;4096;4096\n",
+    );
+    let msg = read_all(&p, &opts(None)).unwrap_err().to_string();
+    assert!(!msg.contains('\n'), "one line: {msg}");
+    assert!(
+        msg.starts_with(&format!(
+            "{}: cannot detect the trace format: tried ",
+            p.display()
+        )),
+        "{msg}"
+    );
+    for name in ["msr", "fiu", "disksim", "spc", "tencent", "libcachesim"] {
+        assert!(msg.contains(name), "{name} missing: {msg}");
+    }
+    assert!(
+        msg.contains("line 1 looks like a column header (`Time;Op;Offset;Size`)"),
+        "{msg}"
+    );
+    assert!(msg.contains("--format"), "{msg}");
+    // Without a header line the message does not claim one.
+    let p = dir.write("noheader.csv", b"0.5;R;0;4096\n");
+    let msg = read_all(&p, &opts(None)).unwrap_err().to_string();
+    assert!(!msg.contains("column header"), "{msg}");
+    assert!(
+        msg.contains("no format (") && msg.contains("line 1: `0.5;R;0;4096`"),
+        "{msg}"
+    );
+}

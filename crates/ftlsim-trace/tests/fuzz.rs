@@ -155,24 +155,34 @@ fn header() -> impl Strategy<Value = String> {
 fn record() -> impl Strategy<Value = TraceRecord> {
     (
         any::<u64>(),
-        0u8..4,
+        0..TraceOp::ALL.len(),
         any::<u64>(),
         0u64..=(1 << 40),
+        any::<u64>(),
         any::<Option<u32>>(),
         any::<Option<u16>>(),
         any::<Option<u64>>(),
         prop::collection::vec(any::<u128>(), 0..5),
     )
         .prop_map(
-            |(time_ns, op, offset, length, device, stream, context, fingerprints)| TraceRecord {
-                time_ns,
-                op: TraceOp::from_code(op),
-                offset_bytes: offset.min(u64::MAX - length),
-                length_bytes: length,
-                device,
-                stream,
-                context,
-                fingerprints,
+            |(time_ns, op, offset, length, src, device, stream, context, fingerprints)| {
+                let op = TraceOp::ALL[op];
+                TraceRecord {
+                    time_ns,
+                    op,
+                    offset_bytes: offset.min(u64::MAX - length),
+                    length_bytes: length,
+                    // Only remaps and clones have a source.
+                    src_offset_bytes: if op.has_source() {
+                        src.min(u64::MAX - length)
+                    } else {
+                        0
+                    },
+                    device,
+                    stream,
+                    context,
+                    fingerprints,
+                }
             },
         )
 }

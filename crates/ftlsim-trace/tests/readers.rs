@@ -6,8 +6,8 @@ mod common;
 
 use common::{opts, read_all, TempDir};
 use ftlsim_trace::{
-    combine_fingerprints, device_id, fnv1a64, mkdev, msr_device_id, open, Format, ReaderOptions,
-    TimeUnit, TraceOp, TraceRecord,
+    combine_fingerprints, detect_file, device_id, fnv1a64, mkdev, msr_device_id, open, Format,
+    ReaderOptions, TimeUnit, TraceOp, TraceRecord,
 };
 
 const HUGE: u64 = 5 << 40; // 5 TiB offset, beyond 2^40
@@ -361,4 +361,55 @@ fn stdin_like_streams() {
     assert!(reader.next_record(&mut rec).unwrap());
     assert_eq!(rec.offset_bytes, 1024);
     assert!(!reader.next_record(&mut rec).unwrap());
+}
+
+#[test]
+fn utf8_bom_is_skipped_in_every_text_format() {
+    let dir = TempDir::new("bom");
+    let cases = [
+        (
+            Format::Msr,
+            "128166372003061629,hm,1,Read,383496192,32768,3186\n",
+        ),
+        (
+            Format::Fiu,
+            "89966527996712 4253 nfsd 680 8 W 6 0 b5e9f4e5ab62a4fff5313a606b0ad4e3\n",
+        ),
+        (
+            Format::Blkparse,
+            "  8,33  30  1  0.001368096  5025  D   R 540544 + 8 [systemd-udevd]\n",
+        ),
+        (
+            Format::Disksim,
+            "938513000 4 264719034 16 0\n938828000 3 197570570 16 1\n",
+        ),
+        (
+            Format::Spc,
+            "0,303567,3584,w,0.000000\n1,55590,3072,r,0.016\n",
+        ),
+        (Format::Alibaba, "419,W,8792838144,4096,1577808000000010\n"),
+        (
+            Format::Tencent,
+            "1538323200,1012240,16,1,1283\n1538323201,1012250,8,0,1283\n",
+        ),
+        (
+            Format::Fio,
+            "fio version 2 iolog\n/dev/sda add\n/dev/sda write 0 4096\n",
+        ),
+        (
+            Format::Libcachesim,
+            "version,time,op,size,lbn\n1,5633898,2a,512,42932745\n",
+        ),
+    ];
+    for (format, text) in cases {
+        let plain = dir.write(&format!("{format}.txt"), text.as_bytes());
+        let want = read_all(&plain, &opts(Some(format))).unwrap();
+        let with_bom = [b"\xEF\xBB\xBF".as_slice(), text.as_bytes()].concat();
+        let p = dir.write(&format!("{format}.bom.txt"), &with_bom);
+        assert_eq!(detect_file(&p).unwrap(), format, "{format}");
+        assert_eq!(read_all(&p, &opts(None)).unwrap(), want, "{format}");
+        assert_eq!(read_all(&p, &opts(Some(format))).unwrap(), want, "{format}");
+        let gz = dir.write_gz(&format!("{format}.bom.txt.gz"), &with_bom);
+        assert_eq!(read_all(&gz, &opts(None)).unwrap(), want, "{format}");
+    }
 }

@@ -154,7 +154,7 @@ pub enum WorkloadType {
 pub struct TraceConfig {
     pub path: String,
     /// Format name (msr, fiu, blkparse, disksim, spc, alibaba, tencent, fio,
-    /// libcachesim, native); detected from the content when absent.
+    /// libcachesim, native, vscsi); detected from the content when absent.
     pub format: Option<String>,
     /// Replay only this device or volume (a number, `maj,min`, or a name).
     pub device: Option<String>,
