@@ -1,5 +1,6 @@
 //! `ftlsim`: the command-line front of the ftlsim library.
 
+mod progress;
 mod reproduce;
 mod trace_cmd;
 
@@ -9,7 +10,6 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 
 #[derive(Parser)]
 #[command(
@@ -70,19 +70,6 @@ enum Command {
     },
 }
 
-pub(crate) fn progress_bar(total: u64) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(total);
-    bar.set_style(
-        ProgressStyle::with_template("{msg:>12} [{bar:40}] {percent:>3}% eta {eta}")
-            .expect("static template")
-            .progress_chars("=> "),
-    );
-    bar
-}
-
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Trace { command } => {
@@ -98,14 +85,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
         } => {
             let cfg = ftlsim_run::load::load_config(config.as_deref(), &sets)?;
             eprintln!("ftlsim: seed {}", cfg.workload.seed);
-            let bar = progress_bar(100);
+            let mut progress = progress::Progress::new();
             let started = std::time::Instant::now();
             let report = ftlsim_run::simulate(&cfg, check, &mut |p| {
-                bar.set_length(p.total.max(1));
-                bar.set_position(p.done.min(p.total));
-                bar.set_message(format!("{:?}", p.phase).to_lowercase());
+                progress.update(p.phase.name(), p.done, p.total);
             })?;
-            bar.finish_and_clear();
+            progress.finish();
             eprintln!(
                 "ftlsim: simulated {} host page writes in {:.2} s",
                 report.device.total_host_write_pages,

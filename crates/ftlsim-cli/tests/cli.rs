@@ -196,3 +196,78 @@ fn validate_quick_passes_and_reports_json() {
     assert!(cases.len() >= 6);
     assert!(cases.iter().all(|c| c["pass"] == true));
 }
+
+#[test]
+fn bad_stack_input_is_named() {
+    let dir = temp_dir("cli", "stack");
+    let write = |name: &str, layers: &str| {
+        let path = dir.join(name);
+        std::fs::write(
+            &path,
+            format!(
+                "[device]\nblocks = 128\npages_per_block = 32\n[ftl]\nstreams = 2\n[workload]\nwrites = \"1x\"\nwarmup = \"1x\"\n{layers}"
+            ),
+        )
+        .unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let unknown = write("unknown.toml", "[[host.layers]]\ntype = \"zfs\"\n");
+    assert_rejected(&["run", &unknown], "host.layers");
+    let wrong_type = write(
+        "wrong.toml",
+        "[[host.layers]]\ntype = \"lba-streams\"\nranges = \"all\"\n",
+    );
+    assert_rejected(&["run", &wrong_type], "host.layers[0]");
+    let stream = write(
+        "stream.toml",
+        "[[host.layers]]\ntype = \"lba-streams\"\nranges = [[0, 10, 5]]\n",
+    );
+    assert_rejected(&["run", &stream], "ftl.streams = 2");
+    let outside = write(
+        "outside.toml",
+        "[[host.layers]]\ntype = \"lba-streams\"\nranges = [[0, 1000000, 1]]\n",
+    );
+    assert_rejected(&["run", &outside], "host.layers[0].ranges[0]");
+    assert_rejected(&["run", "--set", "ftl.streams=0"], "ftl.streams");
+    assert_rejected(&["run", "--set", "metrics.window=0x"], "metrics.window");
+}
+
+#[test]
+fn stack_runs_and_reports_layers_and_streams() {
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/streams.toml");
+    let out = ftlsim(&[
+        "run",
+        example,
+        "--json",
+        "--set",
+        "device.blocks=256",
+        "--set",
+        "host.layers=[{type=\"lba-streams\", ranges=[[0, 1474, 1]]}]",
+    ]);
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let layers = v["layers"].as_array().unwrap();
+    assert_eq!(layers.len(), 2);
+    assert_eq!(layers[0]["name"], "lba-streams");
+    assert_eq!(layers[1]["name"], "ssd");
+    assert_eq!(v["tcwa"], v["waf"]);
+    let streams = v["streams"].as_array().unwrap();
+    assert_eq!(streams.len(), 2);
+    assert!(streams[1]["host_write_pages"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn set_requests_replaces_writes_and_empty_windows_say_why() {
+    let (v, _) = run_json(&["--set", "workload.requests=1000"]);
+    assert!(v["waf"].as_f64().is_some());
+    let (v, _) = run_json(&["--set", "workload.writes=0"]);
+    assert!(v["waf"].is_null(), "an empty window has no WAF: {v}");
+    assert!(
+        v["waf_null_reason"].as_str().unwrap().contains("empty"),
+        "{v}"
+    );
+}

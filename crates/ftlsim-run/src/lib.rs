@@ -13,6 +13,7 @@
 pub mod bench;
 pub mod load;
 pub mod output;
+pub mod plot;
 pub mod reproduce;
 pub mod simulate;
 pub mod timing_output;

@@ -39,10 +39,21 @@ pub fn apply_set(table: &mut toml::Table, assignment: &str) -> Result<()> {
             )
         })?;
     }
-    cursor.insert(
-        parts[parts.len() - 1].to_string(),
-        parse_value(value.trim()),
-    );
+    let leaf = parts[parts.len() - 1];
+    // The measured window is counted in pages or in requests, never both:
+    // setting one replaces the other instead of failing validation.
+    if parts.len() == 2 && parts[0] == "workload" {
+        match leaf {
+            "requests" => {
+                cursor.remove("writes");
+            }
+            "writes" => {
+                cursor.remove("requests");
+            }
+            _ => {}
+        }
+    }
+    cursor.insert(leaf.to_string(), parse_value(value.trim()));
     Ok(())
 }
 
@@ -51,7 +62,16 @@ pub fn config_from_table(table: toml::Table, origin: &str) -> Result<Config> {
     let config: Config =
         serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
             let path = e.path().to_string();
-            let inner = e.into_inner();
+            // One line: the key path is said once, up front; toml's own
+            // "in `key`" trailer would repeat it on a second line.
+            let inner = e
+                .into_inner()
+                .to_string()
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with("in `"))
+                .collect::<Vec<_>>()
+                .join("; ");
             if path == "." || path.is_empty() {
                 anyhow!("{origin}: {inner}")
             } else {

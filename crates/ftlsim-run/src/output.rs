@@ -6,8 +6,9 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use ftlsim::metrics::{Phase, SeriesRow};
 use ftlsim::{Config, Report};
-use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
-use plotters::prelude::*;
+use plotters::prelude::{BLUE, RED};
+
+use crate::plot::{line_chart, ChartSpec, Line, Marker, YScale};
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or_else(|| "-".to_string(), |x| x.to_string())
@@ -50,12 +51,18 @@ pub fn summary_table(cfg: &Config, r: &Report) -> String {
     );
     let _ = writeln!(
         s,
-        "ftl       gc {}, frontiers {}, watermarks {}/{}",
+        "ftl       gc {}, frontiers {}, {} stream{}, watermarks {}/{}",
         config_name(&cfg.ftl.gc_policy),
         config_name(&cfg.ftl.frontiers),
+        cfg.ftl.streams,
+        if cfg.ftl.streams == 1 { "" } else { "s" },
         cfg.ftl.gc_low_watermark,
         cfg.ftl.gc_high_watermark
     );
+    if !cfg.host.layers.is_empty() {
+        let names: Vec<&str> = r.layers.iter().map(|l| l.name.as_str()).collect();
+        let _ = writeln!(s, "stack     {} (top to bottom)", names.join(" > "));
+    }
     let _ = writeln!(
         s,
         "workload  {}, seed {}, precondition {} pages, warm-up {} pages",
@@ -130,6 +137,35 @@ pub fn summary_table(cfg: &Config, r: &Report) -> String {
     let timing = crate::timing_output::timing_rows(cfg, r);
     for (k, v) in rows.into_iter().chain(timing) {
         let _ = writeln!(s, "  {k:<28} {v}");
+    }
+    if !cfg.host.layers.is_empty() {
+        let _ = writeln!(s, "layers (pages in -> out, WA):");
+        for l in &r.layers {
+            let _ = writeln!(
+                s,
+                "  {:<28} {} -> {}, WA {}",
+                l.name,
+                l.write_pages_in,
+                l.write_pages_out,
+                l.wa.map_or_else(|| "-".to_string(), |w| format!("{w:.4}"))
+            );
+        }
+        let _ = writeln!(
+            s,
+            "  {:<28} {}",
+            "TCWA",
+            r.tcwa.map_or_else(|| "-".to_string(), |w| format!("{w:.4}"))
+        );
+    }
+    if r.streams.len() > 1 {
+        let _ = writeln!(s, "streams (host pages, GC copies out of its blocks, blocks opened):");
+        for st in &r.streams {
+            let _ = writeln!(
+                s,
+                "  stream {:<21} {}, {}, {}",
+                st.stream, st.host_write_pages, st.gc_copy_pages, st.blocks_opened
+            );
+        }
     }
     s
 }
@@ -214,159 +250,6 @@ pub fn write_outputs(dir: &Path, report: &Report) -> Result<()> {
         &report.series,
         report.device.logical_pages,
     )
-}
-
-/// One line of a line chart.
-pub struct Line {
-    pub label: &'static str,
-    pub color: RGBColor,
-    pub points: Vec<(f64, f64)>,
-}
-
-/// How a chart's y axis maps values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum YScale {
-    /// From 0 to the largest y (at least 1).
-    Linear,
-    /// Whole powers of ten around the positive values: latencies span
-    /// decades (a 10 ms GC stall beside 100 us programs), and a linear axis
-    /// flattens everything but the worst spike. Non-positive points are left out.
-    Log,
-}
-
-/// A labelled vertical line at `x` (a phase boundary).
-pub struct Marker {
-    pub x: f64,
-    pub label: &'static str,
-}
-
-/// What a chart says besides its lines.
-pub struct ChartSpec<'a> {
-    pub title: &'a str,
-    pub x_desc: &'a str,
-    pub y_desc: &'a str,
-    pub y_scale: YScale,
-    pub markers: &'a [Marker],
-}
-
-/// A tick label without float noise: 0.01, 0.5, 1.25, 10000.
-fn tick_label(v: f64) -> String {
-    let decimals = if v == 0.0 || v.abs() >= 1.0 {
-        2
-    } else {
-        (-v.abs().log10()).ceil() as usize + 1
-    };
-    let s = format!("{v:.decimals$}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
-type PlotResult = Result<(), Box<dyn std::error::Error>>;
-
-/// An SVG line chart from x = 0 to the largest x, with a legend and
-/// `spec.markers`; lines without points are left out.
-pub fn line_chart(path: &Path, spec: &ChartSpec, lines: &[Line]) -> Result<()> {
-    let positive = spec.y_scale == YScale::Log;
-    let lines: Vec<Line> = lines
-        .iter()
-        .map(|l| Line {
-            label: l.label,
-            color: l.color,
-            points: l
-                .points
-                .iter()
-                .copied()
-                .filter(|p| p.0.is_finite() && p.1.is_finite() && (!positive || p.1 > 0.0))
-                .collect(),
-        })
-        .collect();
-    let points = || lines.iter().flat_map(|l| l.points.iter());
-    let x_max = points()
-        .map(|p| p.0)
-        .chain(spec.markers.iter().map(|m| m.x))
-        .fold(1e-9, f64::max);
-    let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
-    let result = match spec.y_scale {
-        YScale::Linear => {
-            let y_max = points().map(|p| p.1).fold(1.0f64, f64::max) * 1.1;
-            draw_chart(&root, spec, &lines, 0.0..x_max, 0.0..y_max, (0.0, y_max))
-        }
-        YScale::Log => {
-            let y_min = points().map(|p| p.1).fold(f64::INFINITY, f64::min);
-            let y_max = points().map(|p| p.1).fold(0.0f64, f64::max);
-            let (lo, hi) = if y_min.is_finite() {
-                let lo = 10f64.powf(y_min.log10().floor());
-                let hi = 10f64.powf(y_max.log10().ceil());
-                // At least one decade, so the axis has two labelled powers of ten.
-                (lo, if hi > lo { hi } else { lo * 10.0 })
-            } else {
-                (1.0, 10.0)
-            };
-            draw_chart(
-                &root,
-                spec,
-                &lines,
-                0.0..x_max,
-                (lo..hi).log_scale(),
-                (lo, hi),
-            )
-        }
-    };
-    result.map_err(|e| anyhow::anyhow!("plot {}: {e}", path.display()))
-}
-
-/// The body of `line_chart` for either y scale; `y_span` is the (low, high)
-/// y the markers run between.
-fn draw_chart<Y>(
-    root: &DrawingArea<SVGBackend, plotters::coord::Shift>,
-    spec: &ChartSpec,
-    lines: &[Line],
-    x_range: std::ops::Range<f64>,
-    y_range: Y,
-    y_span: (f64, f64),
-) -> PlotResult
-where
-    Y: AsRangedCoord<Value = f64>,
-    Y::CoordDescType: ValueFormatter<f64>,
-{
-    root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(root)
-        .caption(spec.title, ("sans-serif", 22))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(x_range, y_range)?;
-    chart
-        .configure_mesh()
-        .x_desc(spec.x_desc)
-        .y_desc(spec.y_desc)
-        .y_label_formatter(&|v| tick_label(*v))
-        .draw()?;
-    let grey = RGBColor(110, 110, 110);
-    for m in spec.markers {
-        chart.draw_series(std::iter::once(PathElement::new(
-            vec![(m.x, y_span.0), (m.x, y_span.1)],
-            grey.stroke_width(1),
-        )))?;
-        // Just right of the line, below the top edge.
-        chart.draw_series(std::iter::once(
-            EmptyElement::at((m.x, y_span.1))
-                + Text::new(m.label, (4, 4), ("sans-serif", 13).into_font().color(&grey)),
-        ))?;
-    }
-    for line in lines.iter().filter(|l| !l.points.is_empty()) {
-        let color = line.color;
-        chart
-            .draw_series(LineSeries::new(line.points.iter().copied(), &color))?
-            .label(line.label)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
-    }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()?;
-    root.present()?;
-    Ok(())
 }
 
 /// Where each phase of the run begins on the WAF plot's x axis: a vertical

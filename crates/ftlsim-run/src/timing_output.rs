@@ -8,7 +8,7 @@ use ftlsim::timing::{LatencyRow, TimingMode};
 use ftlsim::{Config, Report};
 use plotters::prelude::{RGBColor, BLUE, CYAN, MAGENTA, RED};
 
-use crate::output::{line_chart, ChartSpec, Line, YScale};
+use crate::plot::{line_chart, ChartSpec, Line, YScale};
 
 fn latency(
     mean: Option<f64>,

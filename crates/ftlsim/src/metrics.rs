@@ -230,6 +230,16 @@ pub enum Phase {
     Measure,
 }
 
+impl Phase {
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Precondition => "precondition",
+            Phase::Warmup => "warmup",
+            Phase::Measure => "measure",
+        }
+    }
+}
+
 /// One sample of the WAF-over-time series.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct SeriesRow {

@@ -42,13 +42,11 @@ pub fn run(args: ReproduceArgs) -> Result<ExitCode> {
         traces: args.traces,
     };
     let started = std::time::Instant::now();
-    let bar = crate::progress_bar(1);
+    let mut progress = crate::progress::Progress::new();
     let results = reproduce::run_experiment(&exp, &opts, &mut |p| {
-        bar.set_length(p.total as u64);
-        bar.set_position(p.done as u64);
-        bar.set_message(p.label.to_string());
+        progress.update(p.label, p.done as u64, p.total as u64);
     })?;
-    bar.finish_and_clear();
+    progress.finish();
     eprintln!(
         "ftlsim: {} runs in {:.1} s",
         results.iter().map(|w| w.runs.len()).sum::<usize>(),

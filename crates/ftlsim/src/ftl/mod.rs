@@ -393,6 +393,11 @@ impl Ssd {
         (ppn != NONE).then_some(ppn)
     }
 
+    /// The stream the block holding `ppn` was opened for.
+    pub fn block_stream(&self, ppn: Ppn) -> u16 {
+        self.blocks.stream[self.geo.block_of(ppn) as usize]
+    }
+
     /// The LPN stored in a physical page's OOB, if the page holds live data (`get_lpn`).
     pub fn reverse_lookup(&self, ppn: Ppn) -> Option<Lpn> {
         let lpn = *self.oob_lpn.get(ppn as usize)?;

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::HostLayer;
+use super::layer::HostLayer;
 use crate::error::{ConfigError, SimError};
 use crate::metrics::LayerStats;
 use crate::request::{BlockDevice, Completion, Op, Request};

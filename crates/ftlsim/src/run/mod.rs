@@ -401,10 +401,7 @@ impl Simulation {
                     .chain(std::iter::repeat(&StreamCounters::default())),
             )
             .enumerate()
-            .map(|(i, (now, then))| report::StreamReport {
-                stream: i as u16,
-                counters: now.since(then),
-            })
+            .map(|(i, (now, then))| report::StreamReport::of(i as u16, &now.since(then)))
             .collect();
         Ok(Report {
             seed: cfg.workload.seed,

@@ -294,8 +294,20 @@ impl Sharing {
 #[derive(Debug, Clone, Serialize)]
 pub struct StreamReport {
     pub stream: u16,
-    #[serde(flatten)]
-    pub counters: StreamCounters,
+    pub host_write_pages: u64,
+    pub gc_copy_pages: u64,
+    pub blocks_opened: u64,
+}
+
+impl StreamReport {
+    pub fn of(stream: u16, c: &StreamCounters) -> Self {
+        Self {
+            stream,
+            host_write_pages: c.host_write_pages,
+            gc_copy_pages: c.gc_copy_pages,
+            blocks_opened: c.blocks_opened,
+        }
+    }
 }
 
 /// The product of the layers' WA (the device's is its WAF).

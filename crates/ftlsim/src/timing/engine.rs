@@ -21,7 +21,7 @@
 
 use crate::ftl::FlashOp;
 
-use super::config::TimingParams;
+use super::TimingParams;
 
 /// `a mod d` by two multiplications (Lemire, Kaser and Kurz, "Faster
 /// remainder by direct computation", 2019): exact for every 32-bit `a` and

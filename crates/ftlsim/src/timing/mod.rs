@@ -18,12 +18,11 @@
 //! `Timer` ties them to an `Ssd`: `submit` runs one host request through the
 //! FTL and the model and returns its timing.
 
-pub mod config;
 pub mod engine;
 pub mod replay;
 pub mod stats;
 
-pub use config::{TimingConfig, TimingMode, TimingParams};
+pub use crate::config::timing::{TimingConfig, TimingMode, TimingParams};
 pub use engine::Engine;
 pub use replay::Replay;
 pub use stats::{LatencyRow, LatencyUs, LunRow, RequestKind, TimingStats, TimingSummary};

@@ -9,7 +9,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::config::TimingMode;
+use super::TimingMode;
 
 #[derive(Debug, Clone)]
 pub struct Replay {

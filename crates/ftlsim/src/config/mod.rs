@@ -1,10 +1,27 @@
-//! Run configuration: the TOML contract (`device.*`, `ftl.*`, `workload.*`, `metrics.*`).
+//! Run configuration: the TOML contract (`device.*`, `ftl.*`, `workload.*`,
+//! `metrics.*`, `host.*`, `timing.*`), one file per section; a host layer's
+//! keys live beside the layer (`host/`).
 //!
 //! Every section rejects unknown keys so that a typo is an error, not a silently
 //! ignored setting. `Config::validate` checks the values serde cannot (ranges,
 //! relations between keys) and names the key in its error.
 
+mod amount;
+mod device;
+mod ftl;
+mod metrics;
+pub mod timing;
+mod workload;
+
 use serde::{Deserialize, Serialize};
+
+pub use crate::host::registry::{HostConfig, LayerConfig};
+pub use amount::Amount;
+pub use device::DeviceConfig;
+pub use ftl::{FrontierMode, FtlConfig, GcPolicyName, PlacementName};
+pub use metrics::MetricsConfig;
+pub use timing::{TimingConfig, TimingMode};
+pub use workload::{Precondition, TraceConfig, WorkloadConfig, WorkloadType};
 
 use crate::error::ConfigError;
 
@@ -16,344 +33,9 @@ pub struct Config {
     pub workload: WorkloadConfig,
     pub metrics: MetricsConfig,
     /// Host layers over the device (`[[host.layers]]`, top to bottom).
-    pub host: crate::host::HostConfig,
+    pub host: HostConfig,
     /// Present (a `[timing]` section) to turn the timing model on.
-    pub timing: Option<crate::timing::TimingConfig>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct DeviceConfig {
-    pub page_bytes: u32,
-    pub pages_per_block: u32,
-    pub blocks: u32,
-    /// Sf = (physical − logical) / physical pages.
-    pub spare_factor: f64,
-    /// Erases a block survives; a block reaching it is retired. 0 = unlimited.
-    pub pe_cycle_limit: u32,
-    pub channels: u32,
-    pub luns_per_channel: u32,
-    pub planes_per_lun: u32,
-}
-
-impl Default for DeviceConfig {
-    fn default() -> Self {
-        Self {
-            page_bytes: 4096,
-            pages_per_block: 256,
-            blocks: 4096,
-            spare_factor: 0.07,
-            pe_cycle_limit: 3000,
-            channels: 8,
-            luns_per_channel: 4,
-            planes_per_lun: 1,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum GcPolicyName {
-    Greedy,
-    CostBenefit,
-    Fifo,
-    Random,
-    DChoices,
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum FrontierMode {
-    /// One open block receives host writes and GC copies (the analytical models' setup).
-    Shared,
-    /// Host writes and GC copies go to different open blocks.
-    Separate,
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum PlacementName {
-    /// Host writes and GC copies as `ftl.frontiers` says.
-    Normal,
-    /// Coldmap: GC copies of pages mapped by at least `ftl.coldmap_threshold`
-    /// LPNs go to a cold zone opened from the most-erased free blocks.
-    Coldmap,
-    /// Coldmap plus survival history: single-mapped pages older than the mean
-    /// survival of single-mapped pages seen so far also go to the cold zone.
-    ColdmapAge,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct FtlConfig {
-    pub gc_policy: GcPolicyName,
-    /// Host streams the device offers (stream 0 is the default stream). Each
-    /// has its own open block; a request naming stream >= streams is refused.
-    pub streams: u16,
-    /// d of d-choices: blocks sampled per victim choice.
-    pub gc_choices: u32,
-    pub frontiers: FrontierMode,
-    /// GC starts when a host frontier needs a block and the free pool holds at
-    /// most this many blocks.
-    pub gc_low_watermark: u32,
-    /// GC reclaims until the free pool holds more than this many blocks.
-    pub gc_high_watermark: u32,
-    /// Static wear leveling: relocate the least-worn block's data when the
-    /// erase-count gap exceeds this. 0 = off.
-    pub wear_leveling_threshold: u32,
-    /// Remap-based deduplication: many LPNs share one physical page by content.
-    pub dedup: bool,
-    /// Many-to-one mapping (reference counts, reverse map) without content
-    /// deduplication, for hosts that use `remap`/`clone`. Implied by `dedup`.
-    pub remap: bool,
-    pub placement: PlacementName,
-    /// Reference count from which GC sends a page to the cold zone.
-    pub coldmap_threshold: u32,
-    /// Keep page bytes written with data (`Ssd::write_page_data`) and
-    /// confirm every fingerprint match byte for byte. Needs `dedup`; costs a
-    /// page of memory per live page, so it is for small devices and tests.
-    pub verify_content: bool,
-}
-
-impl Default for FtlConfig {
-    fn default() -> Self {
-        Self {
-            gc_policy: GcPolicyName::Greedy,
-            streams: 1,
-            gc_choices: 8,
-            frontiers: FrontierMode::Shared,
-            gc_low_watermark: 0,
-            gc_high_watermark: 0,
-            wear_leveling_threshold: 0,
-            dedup: false,
-            remap: false,
-            placement: PlacementName::Normal,
-            coldmap_threshold: 2,
-            verify_content: false,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum WorkloadType {
-    Uniform,
-    HotCold,
-    Zipf,
-    Sequential,
-    /// sysbench-like: `tables` equal regions of the span, a table chosen
-    /// uniformly, a row within it from sysbench's Pareto (`pareto_h`).
-    Tables,
-    /// Replay of a block trace (`workload.trace.*`).
-    Trace,
-}
-
-/// Where and how to read a trace for `workload.type = "trace"`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct TraceConfig {
-    pub path: String,
-    /// Format name (msr, fiu, blkparse, disksim, spc, alibaba, tencent, fio,
-    /// libcachesim, native, vscsi); detected from the content when absent.
-    pub format: Option<String>,
-    /// Replay only this device or volume (a number, `maj,min`, or a name).
-    pub device: Option<String>,
-    /// Renumber touched pages densely so a large volume fits the device.
-    pub compact: bool,
-    /// Passes over the trace.
-    pub repeat: u32,
-    /// Time unit of formats that need one (s, ms, us, ns).
-    pub time_unit: Option<String>,
-    /// blkparse event to replay (D by default).
-    pub blkparse_action: Option<String>,
-    /// Skip unparsable lines (and report how many) instead of stopping.
-    pub skip_bad_lines: bool,
-}
-
-impl Default for TraceConfig {
-    fn default() -> Self {
-        Self {
-            path: String::new(),
-            format: None,
-            device: None,
-            compact: false,
-            repeat: 1,
-            time_unit: None,
-            blkparse_action: None,
-            skip_bad_lines: false,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum Precondition {
-    None,
-    SequentialFill,
-}
-
-/// An amount of pages: a plain count, or a multiple of the logical capacity
-/// written as a string such as `"12x"` or `"0.5x"`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Amount {
-    Pages(u64),
-    Capacity(f64),
-}
-
-impl Amount {
-    pub fn to_pages(self, logical_pages: u64) -> u64 {
-        match self {
-            Amount::Pages(p) => p,
-            Amount::Capacity(x) => (x * logical_pages as f64).round() as u64,
-        }
-    }
-}
-
-impl std::fmt::Display for Amount {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Amount::Pages(p) => write!(f, "{p}"),
-            Amount::Capacity(x) => write!(f, "{x}x"),
-        }
-    }
-}
-
-impl std::str::FromStr for Amount {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let t = s.trim();
-        let bad =
-            || format!("`{s}` is not a page count or a multiple of logical capacity like \"12x\"");
-        if let Some(mult) = t.strip_suffix(['x', 'X']) {
-            let x: f64 = mult.trim().parse().map_err(|_| bad())?;
-            if !x.is_finite() || x < 0.0 {
-                return Err(bad());
-            }
-            Ok(Amount::Capacity(x))
-        } else {
-            t.parse::<u64>().map(Amount::Pages).map_err(|_| bad())
-        }
-    }
-}
-
-impl Serialize for Amount {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Amount::Pages(p) => s.serialize_u64(*p),
-            Amount::Capacity(_) => s.serialize_str(&self.to_string()),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Amount {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl serde::de::Visitor<'_> for V {
-            type Value = Amount;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a page count or a multiple of logical capacity like \"12x\"")
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Amount, E> {
-                Ok(Amount::Pages(v))
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Amount, E> {
-                u64::try_from(v)
-                    .map(Amount::Pages)
-                    .map_err(|_| E::custom(format!("{v} is negative; expected a page count")))
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Amount, E> {
-                v.parse().map_err(E::custom)
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct WorkloadConfig {
-    #[serde(rename = "type")]
-    pub kind: WorkloadType,
-    /// Host page writes in the measured window. Exclusive with `requests`.
-    pub writes: Option<Amount>,
-    /// Requests of every kind in the measured window (for read/write/trim mixes).
-    pub requests: Option<u64>,
-    /// Host page writes run after preconditioning and excluded from the
-    /// measurement. Default: 2x for synthetic workloads, none for traces.
-    pub warmup: Option<Amount>,
-    pub seed: u64,
-    /// r: fraction of writes that go to the hot region.
-    pub hot_write_fraction: f64,
-    /// f: fraction of the addressed space that is hot.
-    pub hot_space_fraction: f64,
-    pub zipf_theta: f64,
-    pub read_fraction: f64,
-    pub trim_fraction: f64,
-    pub precondition: Precondition,
-    /// Pages per request (aligned to this size for random workloads).
-    pub request_pages: u32,
-    /// Mixed request sizes: when set, each request's size is drawn
-    /// uniformly from [request_pages, request_pages_max] pages (requests
-    /// start on request_pages boundaries and are cut at the span's end).
-    pub request_pages_max: Option<u32>,
-    /// Logical pages the workload addresses, from LPN 0. Default: all of them.
-    pub span: Option<Amount>,
-    /// Share of written pages whose content repeats an earlier write's
-    /// (fio's dedupe_percentage / 100). 0 = every page unique.
-    pub dedup_fraction: f64,
-    /// Duplicates repeat one of this many most recent unique contents
-    /// (fio's dedupe working set). Default: 1/100 of the addressed span.
-    pub dedup_working_set: Option<Amount>,
-    /// Tables pattern: number of equal regions ("tables") of the span.
-    pub tables: u32,
-    /// Tables pattern: sysbench's `rand-pareto-h`: a share 1 − h of the
-    /// accesses goes to a share h of each table's rows (0.2: 80/20).
-    pub pareto_h: f64,
-    pub trace: TraceConfig,
-}
-
-impl Default for WorkloadConfig {
-    fn default() -> Self {
-        Self {
-            kind: WorkloadType::Uniform,
-            writes: None,
-            requests: None,
-            warmup: None,
-            seed: 42,
-            hot_write_fraction: 0.9,
-            hot_space_fraction: 0.1,
-            zipf_theta: 0.99,
-            read_fraction: 0.0,
-            trim_fraction: 0.0,
-            precondition: Precondition::SequentialFill,
-            request_pages: 1,
-            request_pages_max: None,
-            span: None,
-            dedup_fraction: 0.0,
-            dedup_working_set: None,
-            trace: TraceConfig::default(),
-            tables: 1,
-            pareto_h: 0.2,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct MetricsConfig {
-    /// Host page writes per time-series sample. Default: 1/20 of the logical capacity.
-    pub window: Option<Amount>,
-    /// Record page survival times (a histogram update per invalidation).
-    pub survival: bool,
-}
-
-impl Default for MetricsConfig {
-    fn default() -> Self {
-        Self {
-            window: None,
-            survival: true,
-        }
-    }
+    pub timing: Option<TimingConfig>,
 }
 
 /// Default warm-up of synthetic workloads.
@@ -664,11 +346,13 @@ impl Config {
                 "must be at least 1 page",
             ));
         }
-        if let Some(Amount::Pages(0)) = self.metrics.window {
-            return Err(ConfigError::new(
-                "metrics.window",
-                "must be at least 1 page",
-            ));
+        if let Some(window) = self.metrics.window {
+            if window.to_pages(self.logical_pages()) == 0 {
+                return Err(ConfigError::new(
+                    "metrics.window",
+                    format!("{window} is less than one page: give at least 1 page or a positive multiple of the capacity like \"0.05x\""),
+                ));
+            }
         }
         if let Some(t) = &self.timing {
             t.validate(&self.device)?;

@@ -1,0 +1,33 @@
+//! `[device]`: the flash geometry, spare space and wear limit.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct DeviceConfig {
+    pub page_bytes: u32,
+    pub pages_per_block: u32,
+    pub blocks: u32,
+    /// Sf = (physical − logical) / physical pages.
+    pub spare_factor: f64,
+    /// Erases a block survives; a block reaching it is retired. 0 = unlimited.
+    pub pe_cycle_limit: u32,
+    pub channels: u32,
+    pub luns_per_channel: u32,
+    pub planes_per_lun: u32,
+}
+
+impl Default for DeviceConfig {
+    fn default() -> Self {
+        Self {
+            page_bytes: 4096,
+            pages_per_block: 256,
+            blocks: 4096,
+            spare_factor: 0.07,
+            pe_cycle_limit: 3000,
+            channels: 8,
+            luns_per_channel: 4,
+            planes_per_lun: 1,
+        }
+    }
+}

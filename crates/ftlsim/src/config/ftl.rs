@@ -1,0 +1,86 @@
+//! `[ftl]`: garbage collection, streams and frontiers, placement, sharing.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcPolicyName {
+    Greedy,
+    CostBenefit,
+    Fifo,
+    Random,
+    DChoices,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum FrontierMode {
+    /// One open block receives host writes and GC copies (the analytical models' setup).
+    Shared,
+    /// Host writes and GC copies go to different open blocks.
+    Separate,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlacementName {
+    /// Host writes and GC copies as `ftl.frontiers` says.
+    Normal,
+    /// Coldmap: GC copies of pages mapped by at least `ftl.coldmap_threshold`
+    /// LPNs go to a cold zone opened from the most-erased free blocks.
+    Coldmap,
+    /// Coldmap plus survival history: single-mapped pages older than the mean
+    /// survival of single-mapped pages seen so far also go to the cold zone.
+    ColdmapAge,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FtlConfig {
+    pub gc_policy: GcPolicyName,
+    /// Host streams the device offers (stream 0 is the default stream). Each
+    /// has its own open block; a request naming stream >= streams is refused.
+    pub streams: u16,
+    /// d of d-choices: blocks sampled per victim choice.
+    pub gc_choices: u32,
+    pub frontiers: FrontierMode,
+    /// GC starts when a host frontier needs a block and the free pool holds at
+    /// most this many blocks.
+    pub gc_low_watermark: u32,
+    /// GC reclaims until the free pool holds more than this many blocks.
+    pub gc_high_watermark: u32,
+    /// Static wear leveling: relocate the least-worn block's data when the
+    /// erase-count gap exceeds this. 0 = off.
+    pub wear_leveling_threshold: u32,
+    /// Remap-based deduplication: many LPNs share one physical page by content.
+    pub dedup: bool,
+    /// Many-to-one mapping (reference counts, reverse map) without content
+    /// deduplication, for hosts that use `remap`/`clone`. Implied by `dedup`.
+    pub remap: bool,
+    pub placement: PlacementName,
+    /// Reference count from which GC sends a page to the cold zone.
+    pub coldmap_threshold: u32,
+    /// Keep page bytes written with data (`Ssd::write_page_data`) and
+    /// confirm every fingerprint match byte for byte. Needs `dedup`; costs a
+    /// page of memory per live page, so it is for small devices and tests.
+    pub verify_content: bool,
+}
+
+impl Default for FtlConfig {
+    fn default() -> Self {
+        Self {
+            gc_policy: GcPolicyName::Greedy,
+            streams: 1,
+            gc_choices: 8,
+            frontiers: FrontierMode::Shared,
+            gc_low_watermark: 0,
+            gc_high_watermark: 0,
+            wear_leveling_threshold: 0,
+            dedup: false,
+            remap: false,
+            placement: PlacementName::Normal,
+            coldmap_threshold: 2,
+            verify_content: false,
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! `[workload]`: the synthetic generator or the trace replayed, and the run's phases.
+
+use serde::{Deserialize, Serialize};
+
+use super::Amount;
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum WorkloadType {
+    Uniform,
+    HotCold,
+    Zipf,
+    Sequential,
+    /// sysbench-like: `tables` equal regions of the span, a table chosen
+    /// uniformly, a row within it from sysbench's Pareto (`pareto_h`).
+    Tables,
+    /// Replay of a block trace (`workload.trace.*`).
+    Trace,
+}
+
+/// Where and how to read a trace for `workload.type = "trace"`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TraceConfig {
+    pub path: String,
+    /// Format name (msr, fiu, blkparse, disksim, spc, alibaba, tencent, fio,
+    /// libcachesim, native, vscsi); detected from the content when absent.
+    pub format: Option<String>,
+    /// Replay only this device or volume (a number, `maj,min`, or a name).
+    pub device: Option<String>,
+    /// Renumber touched pages densely so a large volume fits the device.
+    pub compact: bool,
+    /// Passes over the trace.
+    pub repeat: u32,
+    /// Time unit of formats that need one (s, ms, us, ns).
+    pub time_unit: Option<String>,
+    /// blkparse event to replay (D by default).
+    pub blkparse_action: Option<String>,
+    /// Skip unparsable lines (and report how many) instead of stopping.
+    pub skip_bad_lines: bool,
+}
+
+impl Default for TraceConfig {
+    fn default() -> Self {
+        Self {
+            path: String::new(),
+            format: None,
+            device: None,
+            compact: false,
+            repeat: 1,
+            time_unit: None,
+            blkparse_action: None,
+            skip_bad_lines: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Precondition {
+    None,
+    SequentialFill,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct WorkloadConfig {
+    #[serde(rename = "type")]
+    pub kind: WorkloadType,
+    /// Host page writes in the measured window. Exclusive with `requests`.
+    pub writes: Option<Amount>,
+    /// Requests of every kind in the measured window (for read/write/trim mixes).
+    pub requests: Option<u64>,
+    /// Host page writes run after preconditioning and excluded from the
+    /// measurement. Default: 2x for synthetic workloads, none for traces.
+    pub warmup: Option<Amount>,
+    pub seed: u64,
+    /// r: fraction of writes that go to the hot region.
+    pub hot_write_fraction: f64,
+    /// f: fraction of the addressed space that is hot.
+    pub hot_space_fraction: f64,
+    pub zipf_theta: f64,
+    pub read_fraction: f64,
+    pub trim_fraction: f64,
+    pub precondition: Precondition,
+    /// Pages per request (aligned to this size for random workloads).
+    pub request_pages: u32,
+    /// Mixed request sizes: when set, each request's size is drawn
+    /// uniformly from [request_pages, request_pages_max] pages (requests
+    /// start on request_pages boundaries and are cut at the span's end).
+    pub request_pages_max: Option<u32>,
+    /// Logical pages the workload addresses, from LPN 0. Default: all of them.
+    pub span: Option<Amount>,
+    /// Share of written pages whose content repeats an earlier write's
+    /// (fio's dedupe_percentage / 100). 0 = every page unique.
+    pub dedup_fraction: f64,
+    /// Duplicates repeat one of this many most recent unique contents
+    /// (fio's dedupe working set). Default: 1/100 of the addressed span.
+    pub dedup_working_set: Option<Amount>,
+    /// Tables pattern: number of equal regions ("tables") of the span.
+    pub tables: u32,
+    /// Tables pattern: sysbench's `rand-pareto-h`: a share 1 − h of the
+    /// accesses goes to a share h of each table's rows (0.2: 80/20).
+    pub pareto_h: f64,
+    pub trace: TraceConfig,
+}
+
+impl Default for WorkloadConfig {
+    fn default() -> Self {
+        Self {
+            kind: WorkloadType::Uniform,
+            writes: None,
+            requests: None,
+            warmup: None,
+            seed: 42,
+            hot_write_fraction: 0.9,
+            hot_space_fraction: 0.1,
+            zipf_theta: 0.99,
+            read_fraction: 0.0,
+            trim_fraction: 0.0,
+            precondition: Precondition::SequentialFill,
+            request_pages: 1,
+            request_pages_max: None,
+            span: None,
+            dedup_fraction: 0.0,
+            dedup_working_set: None,
+            trace: TraceConfig::default(),
+            tables: 1,
+            pareto_h: 0.2,
+        }
+    }
+}

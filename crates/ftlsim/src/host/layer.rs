@@ -1,0 +1,33 @@
+//! What a host layer is: a block device over the layer below it.
+
+use crate::error::SimError;
+use crate::metrics::LayerStats;
+use crate::request::{BlockDevice, Completion, Hint, Request};
+
+/// A host layer: takes requests from above and issues requests to `below`.
+pub trait HostLayer {
+    /// The layer's name in reports (its `type`).
+    fn name(&self) -> &'static str;
+
+    fn submit(
+        &mut self,
+        req: &Request,
+        below: &mut dyn BlockDevice,
+    ) -> Result<Completion, SimError>;
+
+    /// Pages of the logical space the layer offers above, over `below_pages`.
+    fn logical_pages(&self, below_pages: u64) -> u64;
+
+    /// The layer's counters since the run began.
+    fn stats(&self) -> LayerStats;
+
+    /// Information from above: act on it, and pass it down by default.
+    fn hint(&mut self, hint: Hint, below: &mut dyn BlockDevice) {
+        below.hint(hint);
+    }
+
+    /// Checks the layer's own invariants (`--check`).
+    fn check(&self) -> Result<(), SimError> {
+        Ok(())
+    }
+}

@@ -1,0 +1,149 @@
+//! The stack: host layers, top to bottom, over the SSD.
+
+use super::layer::HostLayer;
+use super::registry::HostConfig;
+use crate::error::SimError;
+use crate::ftl::Ssd;
+use crate::metrics::LayerStats;
+use crate::request::{BlockDevice, Completion, Hint, Request};
+
+/// Host layers over an SSD. The SSD stays reachable for the driver
+/// (sampling, timing, the report); requests enter at the top layer.
+pub struct Stack {
+    layers: Vec<Box<dyn HostLayer>>,
+    /// Logical pages above each layer, top to bottom.
+    logical_pages: Vec<u64>,
+    ssd: Ssd,
+}
+
+impl Stack {
+    /// Builds the configured layers over `ssd` (configs already validated).
+    pub fn new(config: &HostConfig, ssd: Ssd) -> Self {
+        let mut below = u64::from(ssd.logical_pages());
+        let mut layers = Vec::with_capacity(config.layers.len());
+        let mut logical_pages = Vec::with_capacity(config.layers.len());
+        for layer in config.layers.iter().rev() {
+            let built = layer.build(below);
+            below = built.logical_pages(below);
+            logical_pages.push(below);
+            layers.push(built);
+        }
+        layers.reverse();
+        logical_pages.reverse();
+        Self {
+            layers,
+            logical_pages,
+            ssd,
+        }
+    }
+
+    pub fn ssd(&self) -> &Ssd {
+        &self.ssd
+    }
+
+    pub fn ssd_mut(&mut self) -> &mut Ssd {
+        &mut self.ssd
+    }
+
+    pub fn into_ssd(self) -> Ssd {
+        self.ssd
+    }
+
+    /// Checks every layer's invariants and the device's.
+    pub fn check_invariants(&self) -> Result<(), SimError> {
+        for layer in &self.layers {
+            layer.check()?;
+        }
+        self.ssd.check_invariants()
+    }
+}
+
+/// The part of a stack below some layer, as a device.
+struct Below<'a> {
+    layers: &'a mut [Box<dyn HostLayer>],
+    /// Logical pages above each of `layers`.
+    logical_pages: &'a [u64],
+    ssd: &'a mut Ssd,
+}
+
+impl BlockDevice for Below<'_> {
+    fn submit(&mut self, req: &Request) -> Result<Completion, SimError> {
+        match self.layers.split_first_mut() {
+            None => self.ssd.submit(req),
+            Some((top, rest)) => top.submit(
+                req,
+                &mut Below {
+                    layers: rest,
+                    logical_pages: &self.logical_pages[1..],
+                    ssd: self.ssd,
+                },
+            ),
+        }
+    }
+
+    fn logical_pages(&self) -> u64 {
+        self.logical_pages
+            .first()
+            .copied()
+            .unwrap_or_else(|| u64::from(self.ssd.logical_pages()))
+    }
+
+    fn layer_stats(&self, out: &mut Vec<LayerStats>) {
+        out.extend(self.layers.iter().map(|l| l.stats()));
+        self.ssd.layer_stats(out);
+    }
+
+    fn hint(&mut self, hint: Hint) {
+        match self.layers.split_first_mut() {
+            None => self.ssd.hint(hint),
+            Some((top, rest)) => top.hint(
+                hint,
+                &mut Below {
+                    layers: rest,
+                    logical_pages: &self.logical_pages[1..],
+                    ssd: self.ssd,
+                },
+            ),
+        }
+    }
+}
+
+impl BlockDevice for Stack {
+    fn submit(&mut self, req: &Request) -> Result<Completion, SimError> {
+        Below {
+            layers: &mut self.layers,
+            logical_pages: &self.logical_pages,
+            ssd: &mut self.ssd,
+        }
+        .submit(req)
+    }
+
+    fn logical_pages(&self) -> u64 {
+        self.logical_pages
+            .first()
+            .copied()
+            .unwrap_or_else(|| u64::from(self.ssd.logical_pages()))
+    }
+
+    fn layer_stats(&self, out: &mut Vec<LayerStats>) {
+        out.extend(self.layers.iter().map(|l| l.stats()));
+        self.ssd.layer_stats(out);
+    }
+
+    fn hint(&mut self, hint: Hint) {
+        Below {
+            layers: &mut self.layers,
+            logical_pages: &self.logical_pages,
+            ssd: &mut self.ssd,
+        }
+        .hint(hint);
+    }
+
+    fn prefetch(&self, lpn: u64) {
+        // Only a stack whose top layers keep addresses could pass this down;
+        // without knowing, prefetching the device's entry could be wasted.
+        if self.layers.is_empty() {
+            self.ssd.prefetch(lpn);
+        }
+    }
+}
