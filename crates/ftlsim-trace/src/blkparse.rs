@@ -18,7 +18,7 @@
 //!   (`maj,min` first) but are malformed are errors.
 
 use crate::error::{shorten, LineError, TraceError};
-use crate::open::Format;
+use crate::reader::Format;
 use crate::record::{device_id, fnv1a64, TraceOp, TraceRecord};
 use crate::text::{
     check_end, check_length, parse_time_ns, parse_u64, sectors_to_bytes, split_ws, LineParser,

@@ -7,7 +7,8 @@ use std::path::Path;
 
 use crate::error::TraceError;
 use crate::native::NativeWriter;
-use crate::open::{open, ReaderOptions, TimeUnit, TraceReader};
+use crate::open::open;
+use crate::reader::{ReaderOptions, TimeUnit, TraceReader};
 use crate::record::{TraceOp, TraceRecord, SECTOR_BYTES};
 
 /// A sink of records.

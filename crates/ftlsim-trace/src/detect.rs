@@ -10,7 +10,7 @@
 
 use crate::error::shorten;
 use crate::native::NATIVE_MAGIC;
-use crate::open::{Format, ReaderOptions, TimeUnit};
+use crate::reader::{Format, ReaderOptions, TimeUnit};
 use crate::record::TraceRecord;
 use crate::text::{looks_like_header, UTF8_BOM};
 use crate::text::{LineParser, Parsed};

@@ -11,7 +11,7 @@
 //! A first line starting with a letter is taken as a header and skipped.
 
 use crate::error::LineError;
-use crate::open::{Format, TimeUnit};
+use crate::reader::{Format, TimeUnit};
 use crate::record::{TraceOp, TraceRecord};
 use crate::text::{
     check_count, check_end, check_length, looks_like_header, parse_time_ns, parse_u32, parse_u64,

@@ -18,7 +18,7 @@
 //! `/dev/nvme0n1`).
 
 use crate::error::{shorten, LineError};
-use crate::open::{Format, TimeUnit};
+use crate::reader::{Format, TimeUnit};
 use crate::record::{device_id, TraceOp, TraceRecord};
 use crate::text::{
     check_end, check_length, parse_time_ns, parse_u64, split_ws, LineParser, Parsed,

@@ -17,7 +17,7 @@
 //!   Any other count is an error. Lines without hashes give no fingerprints.
 
 use crate::error::{shorten, LineError};
-use crate::open::Format;
+use crate::reader::Format;
 use crate::record::{
     combine_fingerprints, fnv1a64, mkdev, TraceRecord, FINGERPRINT_PAGE_BYTES,
     MAX_FINGERPRINTS_PER_RECORD, SECTOR_BYTES,

@@ -18,6 +18,22 @@
 //!
 //! Formats, units and the unaligned-request rule are documented in each
 //! format module and in the crate README.
+//!
+//! Modules, from the bottom up (each uses only modules above it or beside it
+//! on its line, never one below):
+//!
+//! * [`error`], [`record`]: errors, the record type, device ids, hashing.
+//! * [`reader`]: the vocabulary every reader shares: [`Format`],
+//!   [`TimeUnit`], [`ReaderOptions`], [`Compression`], the [`TraceReader`]
+//!   trait. It imports no format module.
+//! * `text` (line reader shared by the text formats) and the format modules:
+//!   [`msr`], [`fiu`], [`blkparse`], [`disksim`], [`spc`], [`alibaba`],
+//!   [`tencent`], [`fio`], [`libcachesim`], [`native`], [`vscsi`].
+//! * [`detect`]: format auto-detection, trying each format's parser.
+//! * [`open`](mod@open): [`open()`], [`open_stream`], [`detect_file`]:
+//!   decompression, detection, and construction of every format's reader.
+//! * [`pages`], [`stats`], [`convert`](mod@convert), [`synthetic`]: page requests,
+//!   statistics, conversion and synthetic traces, on top of [`open`](mod@open).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -35,6 +51,7 @@ pub mod msr;
 pub mod native;
 pub mod open;
 pub mod pages;
+pub mod reader;
 pub mod record;
 pub mod spc;
 pub mod stats;
@@ -48,11 +65,9 @@ pub use convert::{
 };
 pub use error::{LineError, TraceError};
 pub use native::{NativeReader, NativeWriter, NATIVE_MAGIC, NATIVE_MIN_VERSION, NATIVE_VERSION};
-pub use open::{
-    detect_file, open, open_stream, Compression, Format, ReaderOptions, Records, TimeUnit,
-    TraceReader,
-};
+pub use open::{detect_file, open, open_stream};
 pub use pages::{MapError, PageMapper, PageOptions, PageRequest, PageStream, ReaderOpener};
+pub use reader::{Compression, Format, ReaderOptions, Records, TimeUnit, TraceReader};
 pub use record::{
     combine_fingerprints, device_id, fnv1a32, fnv1a64, mkdev, msr_device_id, page_span, TraceOp,
     TraceRecord, FINGERPRINT_PAGE_BYTES, MAX_REQUEST_BYTES, SECTOR_BYTES,

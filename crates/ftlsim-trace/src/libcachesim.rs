@@ -20,7 +20,7 @@
 //! No device column: records have `device == None`.
 
 use crate::error::{shorten, LineError};
-use crate::open::Format;
+use crate::reader::Format;
 use crate::record::{TraceOp, TraceRecord};
 use crate::text::{
     check_count, check_end, check_length, classify_header, looks_like_header, parse_time_ns,

@@ -12,7 +12,7 @@
 //! A first line starting with a letter is taken as a column header and skipped.
 
 use crate::error::LineError;
-use crate::open::Format;
+use crate::reader::Format;
 use crate::record::{msr_device_id, TraceOp, TraceRecord};
 use crate::text::{
     check_count, check_end, check_length, classify_header, looks_like_header, parse_u64, split_sep,

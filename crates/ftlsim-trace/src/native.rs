@@ -32,7 +32,7 @@
 use std::io::{BufRead, Write};
 
 use crate::error::TraceError;
-use crate::open::{Format, TraceReader};
+use crate::reader::{Format, TraceReader};
 use crate::record::{TraceOp, TraceRecord, MAX_FINGERPRINTS_PER_RECORD, MAX_REQUEST_BYTES};
 
 /// First 8 bytes of every native trace.

@@ -35,7 +35,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
 
 use crate::error::{LineError, TraceError};
-use crate::open::{open, ReaderOptions, TraceReader};
+use crate::open::open;
+use crate::reader::{ReaderOptions, TraceReader};
 use crate::record::{
     combine_fingerprints, page_span, TraceOp, TraceRecord, FINGERPRINT_PAGE_BYTES,
 };

@@ -12,8 +12,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::error::TraceError;
-use crate::open::TraceReader;
 use crate::pages::{page_fingerprints, FastBuild};
+use crate::reader::TraceReader;
 use crate::record::{TraceOp, TraceRecord};
 
 /// Requests whose size falls in one power-of-two bucket.

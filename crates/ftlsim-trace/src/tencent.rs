@@ -10,7 +10,7 @@
 //! A first line starting with a letter is taken as a header and skipped.
 
 use crate::error::{shorten, LineError};
-use crate::open::Format;
+use crate::reader::Format;
 use crate::record::{TraceOp, TraceRecord};
 use crate::text::{
     check_count, check_end, check_length, classify_header, looks_like_header, parse_time_ns,

@@ -6,7 +6,7 @@
 use std::io::BufRead;
 
 use crate::error::{shorten, LineError, TraceError};
-use crate::open::{Format, TraceReader};
+use crate::reader::{Format, TraceReader};
 use crate::record::{TraceOp, TraceRecord, MAX_REQUEST_BYTES, SECTOR_BYTES};
 
 /// Longest accepted line: 4 MiB (an FIU line with per-sector MD5s for a

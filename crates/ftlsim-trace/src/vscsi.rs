@@ -31,7 +31,7 @@ use std::io::BufRead;
 
 use crate::error::TraceError;
 use crate::libcachesim::scsi_opcode;
-use crate::open::{Format, TraceReader};
+use crate::reader::{Format, TraceReader};
 use crate::record::{TraceOp, TraceRecord, SECTOR_BYTES};
 
 /// Bytes of a version 1 record.
