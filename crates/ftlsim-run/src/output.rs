@@ -154,11 +154,15 @@ pub fn summary_table(cfg: &Config, r: &Report) -> String {
             s,
             "  {:<28} {}",
             "TCWA",
-            r.tcwa.map_or_else(|| "-".to_string(), |w| format!("{w:.4}"))
+            r.tcwa
+                .map_or_else(|| "-".to_string(), |w| format!("{w:.4}"))
         );
     }
     if r.streams.len() > 1 {
-        let _ = writeln!(s, "streams (host pages, GC copies out of its blocks, blocks opened):");
+        let _ = writeln!(
+            s,
+            "streams (host pages, GC copies out of its blocks, blocks opened):"
+        );
         for st in &r.streams {
             let _ = writeln!(
                 s,
@@ -314,10 +318,22 @@ pub fn plot_waf(path: &Path, series: &[SeriesRow], logical_pages: u64) -> Result
 /// summary.csv: one header row and one value row with every scalar key of
 /// the report (the per-layer and per-stream lists have files of their own).
 fn write_summary_csv(path: &Path, report: &Report) -> Result<()> {
+    let scalars = scalar_fields(report)?;
+    let mut w =
+        csv::Writer::from_path(path).with_context(|| format!("cannot write {}", path.display()))?;
+    w.write_record(scalars.iter().map(|(k, _)| k))?;
+    w.write_record(scalars.iter().map(|(_, v)| v))?;
+    w.flush()?;
+    Ok(())
+}
+
+/// Every scalar key of the report with its value as CSV text (null: empty),
+/// in the report's order: the columns of summary.csv and results.csv.
+pub fn scalar_fields(report: &Report) -> Result<Vec<(String, String)>> {
     let serde_json::Value::Object(map) = serde_json::to_value(report)? else {
         anyhow::bail!("the report did not serialize to an object");
     };
-    let scalars: Vec<(String, String)> = map
+    Ok(map
         .into_iter()
         .filter(|(_, v)| !v.is_array() && !v.is_object())
         .map(|(k, v)| {
@@ -328,11 +344,5 @@ fn write_summary_csv(path: &Path, report: &Report) -> Result<()> {
             };
             (k, text)
         })
-        .collect();
-    let mut w =
-        csv::Writer::from_path(path).with_context(|| format!("cannot write {}", path.display()))?;
-    w.write_record(scalars.iter().map(|(k, _)| k))?;
-    w.write_record(scalars.iter().map(|(_, v)| v))?;
-    w.flush()?;
-    Ok(())
+        .collect())
 }

@@ -376,12 +376,17 @@ fn csv_text(exp: &Experiment, results: &[WorkloadResult]) -> Result<String> {
     let mut first = true;
     for w in results {
         for run in &w.runs {
-            // A one-row CSV of the report gives its header and its values.
-            let mut writer = csv::Writer::from_writer(Vec::new());
-            writer.serialize(&run.report)?;
-            let text = String::from_utf8(writer.into_inner().map_err(|e| anyhow!("{e}"))?)?;
-            let mut lines = text.lines();
-            let (header, values) = (lines.next().unwrap_or(""), lines.next().unwrap_or(""));
+            let fields = crate::output::scalar_fields(&run.report)?;
+            let header = fields
+                .iter()
+                .map(|(k, _)| csv_field(k))
+                .collect::<Vec<_>>()
+                .join(",");
+            let values = fields
+                .iter()
+                .map(|(_, v)| csv_field(v))
+                .collect::<Vec<_>>()
+                .join(",");
             if first {
                 first = false;
                 out += "workload,variant";

@@ -1,5 +1,6 @@
 //! Flash geometry: page size, pages per block, blocks, and the channel/LUN/plane
-//! hierarchy that the timing model maps blocks onto.
+//! counts. Where a page lives on that hierarchy is the timing model's rule
+//! (`timing::engine`: a block is a superblock striped page by page over all LUNs).
 
 use serde::Serialize;
 
@@ -39,21 +40,5 @@ impl Geometry {
     #[inline]
     pub fn first_page(&self, block: u32) -> u32 {
         block * self.pages_per_block
-    }
-
-    pub fn luns(&self) -> u32 {
-        self.channels * self.luns_per_channel
-    }
-
-    /// A block-level placement on the hierarchy: blocks striped across
-    /// planes, then LUNs, then channels. The timing model does not use it: it
-    /// treats a block as a superblock striped page by page over all LUNs
-    /// (`timing::engine`), so a frontier's consecutive pages use every LUN.
-    pub fn lun_of_block(&self, block: u32) -> u32 {
-        (block / self.planes_per_lun) % self.luns()
-    }
-
-    pub fn channel_of_lun(&self, lun: u32) -> u32 {
-        lun % self.channels
     }
 }

@@ -237,7 +237,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timing::config::TimingMode;
+    use crate::timing::TimingMode;
 
     fn params(channels: u32, luns_per_channel: u32) -> TimingParams {
         TimingParams {

@@ -294,7 +294,7 @@ impl TimingStats {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timing::config::{TimingMode, TimingParams};
+    use crate::timing::{TimingMode, TimingParams};
 
     fn engine() -> Engine {
         let params = TimingParams {
