@@ -59,27 +59,53 @@ pub fn apply_set(table: &mut toml::Table, assignment: &str) -> Result<()> {
 
 /// Turns a TOML table into a validated config; errors name the key.
 pub fn config_from_table(table: toml::Table, origin: &str) -> Result<Config> {
-    let config: Config =
-        serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
-            let path = e.path().to_string();
-            // One line: the key path is said once, up front; toml's own
-            // "in `key`" trailer would repeat it on a second line.
-            let inner = e
-                .into_inner()
-                .to_string()
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty() && !l.starts_with("in `"))
-                .collect::<Vec<_>>()
-                .join("; ");
-            if path == "." || path.is_empty() {
-                anyhow!("{origin}: {inner}")
-            } else {
-                anyhow!("{origin}: config key `{path}`: {inner}")
-            }
-        })?;
+    let config: Config = deserialize_named(toml::Value::Table(table), origin, "config key")?;
     config.validate().map_err(|e| anyhow!("{origin}: {e}"))?;
     Ok(config)
+}
+
+/// Deserializes a TOML value; an error is one line naming `origin` and the
+/// key path (`{what} `a.b[0].c``).
+pub fn deserialize_named<T: serde::de::DeserializeOwned>(
+    value: toml::Value,
+    origin: &str,
+    what: &str,
+) -> Result<T> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        // The message alone: toml's Display adds a second line naming the
+        // key, which `path` already does.
+        let inner = e
+            .into_inner()
+            .to_string()
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with("in `"))
+            .collect::<Vec<_>>()
+            .join("; ");
+        if path == "." || path.is_empty() {
+            anyhow!("{origin}: {inner}")
+        } else {
+            anyhow!("{origin}: {what} `{path}`: {inner}")
+        }
+    })
+}
+
+/// Parses TOML text; a syntax error is one line: `origin:LINE: message`.
+pub fn parse_toml(text: &str, origin: &str) -> Result<toml::Table> {
+    toml::from_str(text).map_err(|e| {
+        let place = e
+            .span()
+            .map(|s| {
+                let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
+                format!(":{line}")
+            })
+            .unwrap_or_default();
+        anyhow!(
+            "{origin}{place}: {}",
+            e.message().trim().replace('\n', "; ")
+        )
+    })
 }
 
 /// Reads the TOML file (when given) and applies the overrides.
@@ -88,16 +114,7 @@ pub fn load_config(path: Option<&Path>, sets: &[String]) -> Result<Config> {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .with_context(|| format!("cannot read config {}", p.display()))?;
-            let table: toml::Table = toml::from_str(&text).map_err(|e| {
-                let place = e
-                    .span()
-                    .map(|s| {
-                        let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
-                        format!(":{line}")
-                    })
-                    .unwrap_or_default();
-                anyhow!("{}{place}: {}", p.display(), e.message())
-            })?;
+            let table = parse_toml(&text, &p.display().to_string())?;
             (table, p.display().to_string())
         }
         None => (toml::Table::new(), "built-in defaults".to_string()),

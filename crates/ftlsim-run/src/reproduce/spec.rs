@@ -166,30 +166,8 @@ pub struct Claim {
 impl Spec {
     /// Parses an experiment file; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<Spec> {
-        let value: toml::Value = toml::from_str(text).map_err(|e| {
-            let place = e
-                .span()
-                .map(|s| {
-                    let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
-                    format!(":{line}")
-                })
-                .unwrap_or_default();
-            anyhow!(
-                "{origin}{place}: {}",
-                e.message().trim().replace('\n', "; ")
-            )
-        })?;
-        let spec: Spec = serde_path_to_error::deserialize(value).map_err(|e| {
-            let path = e.path().to_string();
-            // The message alone: toml's Display adds a second line naming
-            // the key, which `path` already does.
-            let inner = e.into_inner().message().to_string();
-            if path == "." || path.is_empty() {
-                anyhow!("{origin}: {inner}")
-            } else {
-                anyhow!("{origin}: key `{path}`: {inner}")
-            }
-        })?;
+        let value = toml::Value::Table(crate::load::parse_toml(text, origin)?);
+        let spec: Spec = crate::load::deserialize_named(value, origin, "key")?;
         spec.check().map_err(|e| anyhow!("{origin}: {e}"))?;
         Ok(spec)
     }

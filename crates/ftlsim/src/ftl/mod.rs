@@ -144,8 +144,12 @@ pub struct Ssd {
     /// Many-to-one mapping state (dedup, remap, clone), when on.
     pub(crate) sharing: Option<Sharing>,
     pub counters: Counters,
-    /// Per host stream: pages written, GC copies out of its blocks, blocks opened.
+    /// Per host stream: pages written (by requests, counted in `submit`),
+    /// GC copies out of its blocks, blocks opened.
     pub stream_counters: Vec<StreamCounters>,
+    /// Host streams (`ftl.streams`), kept beside the hot fields for the
+    /// check every write makes.
+    streams: u16,
     pub survival: Option<LogHistogram>,
     /// Flash operations since the last `take_ops`, when the op log is on.
     ops: Option<Vec<FlashOp>>,
@@ -207,6 +211,7 @@ impl Ssd {
             gc_buffer: Vec::with_capacity(ppb as usize),
             counters: Counters::default(),
             stream_counters: vec![StreamCounters::default(); usize::from(cfg.ftl.streams.max(1))],
+            streams: cfg.ftl.streams.max(1),
             survival: options.survival.then(LogHistogram::default),
             ops: None,
             sharing: cfg.sharing().then(|| {
@@ -277,8 +282,21 @@ impl Ssd {
     /// content tracking is on.
     #[inline]
     pub fn write_page(&mut self, lpn: u64, stream: u16, content: u64) -> Result<(), SimError> {
-        let lpn = self.check_lpn(lpn)?;
         self.check_stream(stream)?;
+        self.write_page_of_stream(lpn, stream, content)
+    }
+
+    /// `write_page` for a stream already checked (a request checks it once
+    /// for all its pages).
+    #[inline]
+    pub(crate) fn write_page_of_stream(
+        &mut self,
+        lpn: u64,
+        stream: u16,
+        content: u64,
+    ) -> Result<(), SimError> {
+        debug_assert!(stream < self.streams, "stream {stream} unchecked");
+        let lpn = self.check_lpn(lpn)?;
         if self.sharing.is_some() {
             return self.write_page_shared(lpn, stream, content);
         }
@@ -293,7 +311,6 @@ impl Ssd {
         let ppn = self.next_page(frontier, true)?;
         // Counted once it has a page: a write refused at end of life is not a host write.
         self.counters.host_write_pages += 1;
-        self.stream_counters[usize::from(stream)].host_write_pages += 1;
         self.program(ppn, lpn, content);
         self.log(FlashOp::Program { ppn, gc: false });
         self.l2p[lpn as usize] = MapEntry {
@@ -309,8 +326,8 @@ impl Ssd {
     }
 
     #[inline]
-    fn check_stream(&self, stream: u16) -> Result<(), SimError> {
-        if stream < self.placement.streams() {
+    pub(crate) fn check_stream(&self, stream: u16) -> Result<(), SimError> {
+        if stream < self.streams {
             Ok(())
         } else {
             Err(SimError::BadRequest(format!(

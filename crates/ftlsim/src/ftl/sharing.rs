@@ -315,7 +315,6 @@ impl Ssd {
             // Same content is live already: map, program nothing.
             self.counters.dedup_hit_pages += 1;
             self.counters.host_write_pages += 1;
-            self.stream_counters[usize::from(stream)].host_write_pages += 1;
             if target != old {
                 // Leave the old page's list before joining the target's (an
                 // LPN is on one list at a time); the target stays live.
@@ -336,7 +335,6 @@ impl Ssd {
         let ppn = self.next_page(frontier, true)?;
         // Counted once it has a page: a write refused at end of life is not a host write.
         self.counters.host_write_pages += 1;
-        self.stream_counters[usize::from(stream)].host_write_pages += 1;
         self.program(ppn, lpn, content);
         self.log(super::FlashOp::Program { ppn, gc: false });
         let s = self.sharing.as_mut().expect("sharing on");

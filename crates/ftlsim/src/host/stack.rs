@@ -58,6 +58,20 @@ impl Stack {
     }
 }
 
+/// Logical pages above the top of `layers` (the SSD's when there is none).
+fn top_logical_pages(logical_pages: &[u64], ssd: &Ssd) -> u64 {
+    logical_pages
+        .first()
+        .copied()
+        .unwrap_or_else(|| u64::from(ssd.logical_pages()))
+}
+
+/// Every layer's statistics, top to bottom, the SSD last.
+fn stack_stats(layers: &[Box<dyn HostLayer>], ssd: &Ssd, out: &mut Vec<LayerStats>) {
+    out.extend(layers.iter().map(|l| l.stats()));
+    ssd.layer_stats(out);
+}
+
 /// The part of a stack below some layer, as a device.
 struct Below<'a> {
     layers: &'a mut [Box<dyn HostLayer>],
@@ -82,15 +96,11 @@ impl BlockDevice for Below<'_> {
     }
 
     fn logical_pages(&self) -> u64 {
-        self.logical_pages
-            .first()
-            .copied()
-            .unwrap_or_else(|| u64::from(self.ssd.logical_pages()))
+        top_logical_pages(self.logical_pages, self.ssd)
     }
 
     fn layer_stats(&self, out: &mut Vec<LayerStats>) {
-        out.extend(self.layers.iter().map(|l| l.stats()));
-        self.ssd.layer_stats(out);
+        stack_stats(self.layers, self.ssd, out);
     }
 
     fn hint(&mut self, hint: Hint) {
@@ -119,15 +129,11 @@ impl BlockDevice for Stack {
     }
 
     fn logical_pages(&self) -> u64 {
-        self.logical_pages
-            .first()
-            .copied()
-            .unwrap_or_else(|| u64::from(self.ssd.logical_pages()))
+        top_logical_pages(&self.logical_pages, &self.ssd)
     }
 
     fn layer_stats(&self, out: &mut Vec<LayerStats>) {
-        out.extend(self.layers.iter().map(|l| l.stats()));
-        self.ssd.layer_stats(out);
+        stack_stats(&self.layers, &self.ssd, out);
     }
 
     fn hint(&mut self, hint: Hint) {

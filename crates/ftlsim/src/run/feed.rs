@@ -1,15 +1,84 @@
 //! Where the driver's requests come from, with their read-ahead: a
-//! sequential fill, the synthetic generator, or an external source (a
-//! trace). Each hands the driver one [`Request`] at a time and starts
-//! fetching what requests a little ahead will touch, so that their cache
-//! misses overlap the work of the ones before them.
-
-use std::collections::VecDeque;
+//! sequential fill, the synthetic generator's writes or mix, or an external
+//! source (a trace). Each is a [`Feed`]: it lends the driver one
+//! [`Request`] at a time and starts fetching what requests a little ahead
+//! will touch, so that their cache misses overlap the work of the ones
+//! before them. The driver is generic over the feed, so each gets a loop
+//! of its own with nothing to decide per request.
 
 use super::target::{Prefetch, Target};
 use crate::error::SimError;
 use crate::request::{Op, Request, RequestSource};
 use crate::workload::Generator;
+
+/// A source of requests for the driver loop.
+pub trait Feed {
+    /// The next request, at most `max_pages` long if it writes; `None` at
+    /// the end. The request is lent until the next call.
+    fn next<D: Target>(&mut self, dev: &D, max_pages: u64) -> Result<Option<&Request>, SimError>;
+}
+
+/// The logical space in order, one page per request, unique content.
+pub struct Fill<'a> {
+    pub generator: &'a mut Generator,
+    pub req: &'a mut Request,
+    pub next_lpn: u64,
+}
+
+impl Feed for Fill<'_> {
+    #[inline(always)]
+    fn next<D: Target>(&mut self, _dev: &D, _max_pages: u64) -> Result<Option<&Request>, SimError> {
+        self.req.set(Op::Write, self.next_lpn, 1);
+        self.next_lpn += 1;
+        if self.generator.has_content() {
+            self.req.fingerprints.push(self.generator.unique_content());
+        }
+        Ok(Some(self.req))
+    }
+}
+
+/// The generator's writes, read ahead ([`Synthetic`]).
+pub struct Writes<'a> {
+    pub generator: &'a mut Generator,
+    pub synthetic: &'a mut Synthetic,
+    pub req: &'a mut Request,
+}
+
+impl Feed for Writes<'_> {
+    #[inline(always)]
+    fn next<D: Target>(&mut self, dev: &D, max_pages: u64) -> Result<Option<&Request>, SimError> {
+        self.synthetic
+            .write(self.generator, dev, max_pages, self.req);
+        Ok(Some(self.req))
+    }
+}
+
+/// The generator's read/write/trim mix.
+pub struct Mix<'a> {
+    pub generator: &'a mut Generator,
+    pub req: &'a mut Request,
+}
+
+impl Feed for Mix<'_> {
+    #[inline(always)]
+    fn next<D: Target>(&mut self, _dev: &D, _max_pages: u64) -> Result<Option<&Request>, SimError> {
+        mix(self.generator, self.req);
+        Ok(Some(self.req))
+    }
+}
+
+/// An external source with its read-ahead ring ([`External`]).
+pub struct Replay<'a> {
+    pub external: &'a mut External,
+    pub generator: &'a mut Generator,
+}
+
+impl Feed for Replay<'_> {
+    #[inline(always)]
+    fn next<D: Target>(&mut self, dev: &D, _max_pages: u64) -> Result<Option<&Request>, SimError> {
+        self.external.next(dev, self.generator)
+    }
+}
 
 /// Requests read ahead of use.
 pub const LOOKAHEAD: usize = 16;
@@ -94,13 +163,18 @@ pub fn mix(generator: &mut Generator, out: &mut Request) {
 }
 
 /// An external source read `LOOKAHEAD` requests early, so that its map
-/// entries are in cache when the requests run. Spent requests are kept for
-/// reuse, so a replay allocates nothing per request.
+/// entries are in cache when the requests run. The requests live in a ring
+/// that is filled in place and lent out, so a replay neither allocates nor
+/// copies a request.
 pub struct External {
     source: Box<dyn RequestSource>,
-    pending: VecDeque<Request>,
-    spare: Vec<Request>,
-    /// The source returned its last request (some may still be pending).
+    ring: Vec<Request>,
+    /// The oldest request read and not yet spent, and how many are held.
+    head: usize,
+    held: usize,
+    /// The request at `head` was lent by the last `next` (spent at the next one).
+    lent: bool,
+    /// The source returned its last request (some may still be held).
     drained: bool,
     /// Writes without fingerprints get unique content (only when the
     /// device keys pages by content).
@@ -111,44 +185,48 @@ impl External {
     pub fn new(source: Box<dyn RequestSource>, fill_content: bool) -> Self {
         Self {
             source,
-            pending: VecDeque::with_capacity(LOOKAHEAD),
-            spare: Vec::with_capacity(LOOKAHEAD + 1),
+            ring: vec![Request::default(); LOOKAHEAD],
+            head: 0,
+            held: 0,
+            lent: false,
             drained: false,
             fill_content,
         }
     }
 
-    /// The next request; `None` at the end of the source. Give it back with
-    /// [`External::recycle`] when done.
+    /// The next request; `None` at the end of the source. The request lent
+    /// last time is spent by this call.
     #[inline]
     pub fn next<D: Target>(
         &mut self,
         dev: &D,
         generator: &mut Generator,
-    ) -> Result<Option<Request>, SimError> {
-        while self.pending.len() < LOOKAHEAD && !self.drained {
-            let mut req = self.spare.pop().unwrap_or_default();
-            if self.source.next_request(&mut req)? {
-                dev.prefetch(req.lpn);
-                self.pending.push_back(req);
+    ) -> Result<Option<&Request>, SimError> {
+        if self.lent {
+            self.head = (self.head + 1) % LOOKAHEAD;
+            self.held -= 1;
+            self.lent = false;
+        }
+        while self.held < LOOKAHEAD && !self.drained {
+            let slot = &mut self.ring[(self.head + self.held) % LOOKAHEAD];
+            if self.source.next_request(slot)? {
+                dev.prefetch(slot.lpn);
+                self.held += 1;
             } else {
                 self.drained = true;
-                self.spare.push(req);
             }
         }
-        let Some(mut req) = self.pending.pop_front() else {
+        if self.held == 0 {
             return Ok(None);
-        };
+        }
+        let req = &mut self.ring[self.head];
         // Content is drawn when the request runs, in request order.
         if self.fill_content && req.op == Op::Write && req.fingerprints.len() < req.pages as usize {
             for _ in req.fingerprints.len()..req.pages as usize {
                 req.fingerprints.push(generator.unique_content());
             }
         }
+        self.lent = true;
         Ok(Some(req))
-    }
-
-    pub fn recycle(&mut self, req: Request) {
-        self.spare.push(req);
     }
 }

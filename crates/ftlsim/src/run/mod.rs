@@ -13,9 +13,9 @@ use crate::ftl::{Ssd, SsdOptions};
 use crate::host::Stack;
 use crate::metrics::{Counters, LayerStats, LogHistogram, Phase, StreamCounters};
 use crate::request::{Op, Request, RequestSource};
-use crate::timing::{ArrivalSource, RequestKind, Timer};
+use crate::timing::{ArrivalSource, Timer};
 use crate::workload::Generator;
-use feed::{External, Synthetic};
+use feed::{External, Feed, Synthetic};
 use recorder::Recorder;
 pub use report::Report;
 use target::Target;
@@ -64,30 +64,35 @@ enum Device {
 /// Progress is reported every this many requests (and at every sample).
 const PROGRESS_EVERY_REQUESTS: u64 = 4096;
 
-/// What a phase's loop reads and updates besides the device.
-struct Driver<'a> {
-    generator: &'a mut Generator,
-    synthetic: &'a mut Synthetic,
-    external: Option<&'a mut External>,
-    recorder: &'a mut Recorder,
-    timer: Option<&'a mut Timer>,
-    req: &'a mut Request,
-    /// Units done before this phase, and planned over the run.
-    done_before: u64,
-    total: u64,
-    source_exhausted: &'a mut bool,
-}
-
-/// A run in its phases, so that callers (the bench) can time one phase alone.
-pub struct Simulation {
-    cfg: Config,
-    device: Device,
+/// What the request loop reads and updates besides the device: owned in
+/// one place, so the loop reaches every field through one pointer.
+struct Driver {
     generator: Generator,
     synthetic: Synthetic,
     external: Option<External>,
     recorder: Recorder,
     timer: Option<Timer>,
     req: Request,
+    source_exhausted: bool,
+}
+
+/// Where a phase's progress counts from.
+#[derive(Debug, Clone, Copy)]
+struct Budget {
+    max_pages: u64,
+    max_requests: u64,
+    /// Units done before this phase, and planned over the run.
+    done_before: u64,
+    total: u64,
+    /// Requests go through the timing model.
+    timed: bool,
+}
+
+/// A run in its phases, so that callers (the bench) can time one phase alone.
+pub struct Simulation {
+    cfg: Config,
+    device: Device,
+    driver: Driver,
     done: u64,
     total: u64,
     precondition_pages: u64,
@@ -95,7 +100,6 @@ pub struct Simulation {
     measured: Measured,
     /// The phase in which the device reached end of life.
     end_of_life: Option<Phase>,
-    source_exhausted: bool,
     layers_at_start: Vec<LayerStats>,
     streams_at_start: Vec<StreamCounters>,
 }
@@ -155,19 +159,21 @@ impl Simulation {
         Ok(Self {
             cfg: cfg.clone(),
             device,
-            generator: Generator::new(cfg),
-            synthetic: Synthetic::default(),
-            external: None,
-            recorder: Recorder::new(window, options.check),
-            timer,
-            req: Request::default(),
+            driver: Driver {
+                generator: Generator::new(cfg),
+                synthetic: Synthetic::default(),
+                external: None,
+                recorder: Recorder::new(window, options.check),
+                timer,
+                req: Request::default(),
+                source_exhausted: false,
+            },
             done: 0,
             total,
             precondition_pages,
             warmup_pages,
             measured,
             end_of_life: None,
-            source_exhausted: false,
             layers_at_start: Vec::new(),
             streams_at_start: Vec::new(),
         })
@@ -186,14 +192,14 @@ impl Simulation {
             sim.measured = Measured::Requests(u64::MAX);
             sim.total = sim.precondition_pages + sim.warmup_pages;
         }
-        let fill_content = sim.generator.has_content();
-        sim.external = Some(External::new(source, fill_content));
+        let fill_content = sim.driver.generator.has_content();
+        sim.driver.external = Some(External::new(source, fill_content));
         Ok(sim)
     }
 
     /// Whether a trace source ran out before its limits were reached.
     pub fn source_exhausted(&self) -> bool {
-        self.source_exhausted
+        self.driver.source_exhausted
     }
 
     pub fn ssd(&self) -> &Ssd {
@@ -232,40 +238,29 @@ impl Simulation {
         &mut self,
         phase: Phase,
         workload: Workload,
-        budget: Measured,
+        amount: Measured,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<(), SimError> {
         if self.end_of_life.is_some() {
             return Ok(());
         }
-        let (max_pages, max_requests) = match budget {
+        let (max_pages, max_requests) = match amount {
             Measured::Pages(p) => (p, u64::MAX),
             Measured::Requests(r) => (u64::MAX, r),
         };
-        let mut driver = Driver {
-            generator: &mut self.generator,
-            synthetic: &mut self.synthetic,
-            external: self.external.as_mut(),
-            recorder: &mut self.recorder,
-            timer: if phase == Phase::Measure {
-                self.timer.as_mut()
-            } else {
-                None
-            },
-            req: &mut self.req,
+        let budget = Budget {
+            max_pages,
+            max_requests,
             done_before: self.done,
             total: self.total,
-            source_exhausted: &mut self.source_exhausted,
+            timed: phase == Phase::Measure && self.driver.timer.is_some(),
         };
+        let driver = &mut self.driver;
         let result = match &mut self.device {
-            Device::Plain(ssd) => {
-                driver.drive(ssd, phase, workload, max_pages, max_requests, progress)
-            }
-            Device::Stacked(stack) => {
-                driver.drive(stack, phase, workload, max_pages, max_requests, progress)
-            }
+            Device::Plain(ssd) => driver.drive(ssd, phase, workload, budget, progress),
+            Device::Stacked(stack) => driver.drive(stack, phase, workload, budget, progress),
         };
-        self.done += match budget {
+        self.done += match amount {
             Measured::Pages(p) | Measured::Requests(p) if p != u64::MAX => p,
             _ => 0,
         };
@@ -291,7 +286,7 @@ impl Simulation {
 
     /// Writes that age the device but are excluded from the measurement.
     pub fn warm_up(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<(), SimError> {
-        let workload = if self.external.is_some() {
+        let workload = if self.driver.external.is_some() {
             Workload::External
         } else {
             Workload::Writes
@@ -303,7 +298,7 @@ impl Simulation {
     /// The measured window.
     pub fn measure(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<(), SimError> {
         let counters = self.ssd().counters;
-        self.recorder.measure_start = Some(counters);
+        self.driver.recorder.measure_start = Some(counters);
         self.layers_at_start = self.layer_stats();
         self.streams_at_start = self.ssd().stream_counters.clone();
         let ssd = self.ssd_mut();
@@ -315,8 +310,8 @@ impl Simulation {
             sh.survival_multi = LogHistogram::default();
         }
         let measured = self.measured;
-        if let Some(timer) = self.timer.as_mut() {
-            let request_pages = u64::from(self.generator.request_pages());
+        if let Some(timer) = self.driver.timer.as_mut() {
+            let request_pages = u64::from(self.driver.generator.request_pages());
             let requests = match measured {
                 Measured::Pages(p) => p.div_ceil(request_pages),
                 Measured::Requests(r) => r,
@@ -333,7 +328,7 @@ impl Simulation {
             };
             timer.attach(ssd);
         }
-        let workload = match (self.external.is_some(), measured) {
+        let workload = match (self.driver.external.is_some(), measured) {
             (true, _) => Workload::External,
             (false, Measured::Pages(_)) => Workload::Writes,
             (false, Measured::Requests(_)) => Workload::Mix,
@@ -343,19 +338,25 @@ impl Simulation {
 
     /// The report of the measured window.
     pub fn finish(mut self) -> Result<Report, SimError> {
-        let start = self.recorder.measure_start.unwrap_or_default();
+        let start = self.driver.recorder.measure_start.unwrap_or_default();
         // A last, partial window: kept when it is at least half a window
         // (a sliver of a window gives a WAF that is mostly noise) or when
         // the measured phase has no sample yet.
-        let since = self.ssd().counters.host_write_pages - self.recorder.last.host_write_pages;
-        let measured_sampled = self.recorder.rows.iter().any(|r| r.phase == Phase::Measure);
-        if since > 0 && (2 * since >= self.recorder.window || !measured_sampled) {
+        let since =
+            self.ssd().counters.host_write_pages - self.driver.recorder.last.host_write_pages;
+        let measured_sampled = self
+            .driver
+            .recorder
+            .rows
+            .iter()
+            .any(|r| r.phase == Phase::Measure);
+        if since > 0 && (2 * since >= self.driver.recorder.window || !measured_sampled) {
             match &self.device {
-                Device::Plain(ssd) => self.recorder.sample(ssd, Phase::Measure)?,
-                Device::Stacked(stack) => self.recorder.sample(stack, Phase::Measure)?,
+                Device::Plain(ssd) => self.driver.recorder.sample(ssd, Phase::Measure)?,
+                Device::Stacked(stack) => self.driver.recorder.sample(stack, Phase::Measure)?,
             }
         }
-        if self.recorder.check && self.end_of_life.is_none() {
+        if self.driver.recorder.check && self.end_of_life.is_none() {
             match &self.device {
                 Device::Plain(ssd) => ssd.check_invariants()?,
                 Device::Stacked(stack) => stack.check_invariants()?,
@@ -372,6 +373,7 @@ impl Simulation {
             .map(|(now, then)| now.since(then))
             .collect();
         let timing = self
+            .driver
             .timer
             .as_mut()
             .map(Timer::summary)
@@ -423,97 +425,129 @@ impl Simulation {
             tcwa: report::tcwa(&layers),
             layers,
             streams,
-            series: std::mem::take(&mut self.recorder.rows),
+            series: std::mem::take(&mut self.driver.recorder.rows),
             latency_series: timing.as_ref().map_or_else(Vec::new, |t| t.series.clone()),
             lun_busy: timing.map_or_else(Vec::new, |t| t.luns),
         })
     }
 }
 
-impl Driver<'_> {
-    /// The one request loop: until `max_pages` host pages were written,
-    /// `max_requests` requests ran, or the source ends.
+impl Driver {
+    /// Runs one phase: picks the feed and whether requests are timed, then
+    /// the loop specialized for them.
     fn drive<D: Target>(
         &mut self,
         dev: &mut D,
         phase: Phase,
         workload: Workload,
-        max_pages: u64,
-        max_requests: u64,
+        budget: Budget,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<(), SimError> {
-        let (mut written, mut requests) = (0u64, 0u64);
-        let counts_pages = max_pages != u64::MAX;
-        while written < max_pages && requests < max_requests {
-            let external = match workload {
-                Workload::Fill => {
-                    self.req.set(Op::Write, written, 1);
-                    if self.generator.has_content() {
-                        self.req.fingerprints.push(self.generator.unique_content());
-                    }
-                    None
-                }
-                Workload::Writes => {
-                    self.synthetic
-                        .write(self.generator, dev, max_pages - written, self.req);
-                    None
-                }
-                Workload::Mix => {
-                    feed::mix(self.generator, self.req);
-                    None
-                }
-                Workload::External => {
-                    let ext = self
+        let timer = self.timer.as_mut().filter(|_| budget.timed);
+        let recorder = &mut self.recorder;
+        let (generator, req) = (&mut self.generator, &mut self.req);
+        let ended = match workload {
+            Workload::Fill => {
+                let feed = &mut feed::Fill {
+                    generator,
+                    req,
+                    next_lpn: 0,
+                };
+                run_loop(dev, feed, recorder, timer, phase, budget, progress)?
+            }
+            Workload::Writes => {
+                let feed = &mut feed::Writes {
+                    generator,
+                    synthetic: &mut self.synthetic,
+                    req,
+                };
+                run_loop(dev, feed, recorder, timer, phase, budget, progress)?
+            }
+            Workload::Mix => {
+                let feed = &mut feed::Mix { generator, req };
+                run_loop(dev, feed, recorder, timer, phase, budget, progress)?
+            }
+            Workload::External => {
+                let feed = &mut feed::Replay {
+                    external: self
                         .external
-                        .as_deref_mut()
-                        .expect("an external workload has a source");
-                    match ext.next(dev, self.generator)? {
-                        Some(req) => Some(req),
-                        None => {
-                            *self.source_exhausted = true;
-                            break;
-                        }
-                    }
-                }
-            };
-            let req = external.as_ref().unwrap_or(self.req);
-            let result = match self.timer.as_deref_mut() {
-                None => dev.submit(req).map(|_| ()),
-                Some(timer) => {
-                    let ticket = timer.begin(
-                        dev.ssd_mut(),
-                        RequestKind::from(req.op),
-                        req.pages,
-                        req.arrival_ns,
-                    )?;
-                    let result = dev.submit(req).map(|_| ());
-                    timer.finish(dev.ssd_mut(), ticket, result.is_err());
-                    result
-                }
-            };
-            if req.op == Op::Write {
-                written += u64::from(req.pages);
+                        .as_mut()
+                        .expect("an external workload has a source"),
+                    generator,
+                };
+                run_loop(dev, feed, recorder, timer, phase, budget, progress)?
             }
-            requests += 1;
-            if let (Some(req), Some(ext)) = (external, self.external.as_deref_mut()) {
-                ext.recycle(req);
-            }
-            result?;
-            let sampled = self.recorder.due(dev);
-            if sampled {
-                self.recorder.sample(dev, phase)?;
-            }
-            if sampled || requests % PROGRESS_EVERY_REQUESTS == 0 {
-                let units = if counts_pages { written } else { requests };
-                progress(Progress {
-                    phase,
-                    done: self.done_before + units,
-                    total: self.total,
-                });
-            }
-        }
+        };
+        self.source_exhausted |= ended;
         Ok(())
     }
+}
+
+/// The loop with the timing model on or off.
+fn run_loop<D: Target, F: Feed>(
+    dev: &mut D,
+    feed: &mut F,
+    recorder: &mut Recorder,
+    timer: Option<&mut Timer>,
+    phase: Phase,
+    budget: Budget,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<bool, SimError> {
+    match timer {
+        None => drive_requests::<D, F, false>(dev, feed, recorder, None, phase, budget, progress),
+        Some(t) => {
+            drive_requests::<D, F, true>(dev, feed, recorder, Some(t), phase, budget, progress)
+        }
+    }
+}
+
+/// The one request loop: until `budget.max_pages` host pages were written,
+/// `budget.max_requests` requests ran, or the feed ends (returns `true`
+/// then). Static dispatch throughout: one compact copy per target, feed and
+/// timing mode, out of line.
+#[inline(never)]
+fn drive_requests<D: Target, F: Feed, const TIMED: bool>(
+    dev: &mut D,
+    feed: &mut F,
+    recorder: &mut Recorder,
+    mut timer: Option<&mut Timer>,
+    phase: Phase,
+    budget: Budget,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<bool, SimError> {
+    let (mut written, mut requests) = (0u64, 0u64);
+    let counts_pages = budget.max_pages != u64::MAX;
+    while written < budget.max_pages && requests < budget.max_requests {
+        let Some(req) = feed.next(dev, budget.max_pages - written)? else {
+            return Ok(true);
+        };
+        if TIMED {
+            let timer = timer.as_deref_mut().expect("a timed loop has a timer");
+            let ticket = timer.begin(dev.ssd_mut(), req.op, req.pages, req.arrival_ns)?;
+            let result = dev.submit(req);
+            timer.finish(dev.ssd_mut(), ticket, result.is_err());
+            result?;
+        } else {
+            dev.submit(req)?;
+        }
+        if req.op == Op::Write {
+            written += u64::from(req.pages);
+        }
+        requests += 1;
+        let sampled = recorder.due(dev);
+        if sampled {
+            recorder.sample(dev, phase)?;
+        }
+        if sampled || requests % PROGRESS_EVERY_REQUESTS == 0 {
+            let units = if counts_pages { written } else { requests };
+            progress(Progress {
+                phase,
+                done: budget.done_before + units,
+                total: budget.total,
+            });
+        }
+    }
+    Ok(false)
 }
 
 /// Runs a config from an erased device to a report.

@@ -41,7 +41,7 @@ impl Target for Ssd {
         Ssd::check_invariants(self)
     }
 
-    #[inline]
+    #[inline(always)]
     fn prefetch_write(&self, stage: Prefetch, lpn: u64, content: u64) {
         match stage {
             Prefetch::Drawn => {

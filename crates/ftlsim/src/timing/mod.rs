@@ -25,7 +25,7 @@ pub mod stats;
 pub use crate::config::timing::{TimingConfig, TimingMode, TimingParams};
 pub use engine::Engine;
 pub use replay::Replay;
-pub use stats::{LatencyRow, LatencyUs, LunRow, RequestKind, TimingStats, TimingSummary};
+pub use stats::{LatencyRow, LatencyUs, LunRow, TimingStats, TimingSummary};
 
 use rand_distr::{Distribution, Exp1};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -33,6 +33,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::config::Config;
 use crate::error::{ConfigError, SimError};
 use crate::ftl::{FlashOp, Ssd};
+use crate::request::Op;
 use crate::rng;
 
 /// Where open-loop arrival times come from.
@@ -63,7 +64,7 @@ impl Completion {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[must_use = "a begun request must be finished"]
 pub struct Ticket {
-    kind: RequestKind,
+    op: Op,
     pages: u32,
     arrival_at: u64,
     issue_at: u64,
@@ -189,11 +190,11 @@ impl Timer {
     /// request's trace time in open loop: time runs from the first one given
     /// since `reset`, divided by `timing.speedup`. It is ignored in closed
     /// loop and may be `None` for synthetic open-loop workloads.
-    #[inline]
+    #[inline(always)]
     pub fn begin(
         &mut self,
         ssd: &mut Ssd,
-        kind: RequestKind,
+        op: Op,
         pages: u32,
         arrival_ns: Option<u64>,
     ) -> Result<Ticket, SimError> {
@@ -222,7 +223,7 @@ impl Timer {
         let issue_at = self.replay.issue_at(arrival_at.unwrap_or(0));
         let arrival_at = arrival_at.unwrap_or(issue_at).min(issue_at);
         Ok(Ticket {
-            kind,
+            op,
             pages,
             arrival_at,
             issue_at,
@@ -235,10 +236,10 @@ impl Timer {
     /// (foreground GC); other requests wait for it only where they share a
     /// LUN or channel. `failed`: the request stopped with an error; the
     /// replay is kept consistent and nothing is recorded.
-    #[inline]
+    #[inline(always)]
     pub fn finish(&mut self, ssd: &mut Ssd, ticket: Ticket, failed: bool) -> Completion {
         let Ticket {
-            kind,
+            op,
             pages,
             arrival_at,
             issue_at,
@@ -256,10 +257,7 @@ impl Timer {
             .engine
             .schedule(&self.ops, issue_at + self.params.overhead_ns);
         self.replay.complete(done_at);
-        if self
-            .stats
-            .record(kind, pages, done_at - arrival_at, done_at)
-        {
+        if self.stats.record(op, pages, done_at - arrival_at, done_at) {
             self.stats.close_window(issue_at, &self.engine);
         }
         Completion {

@@ -3,31 +3,11 @@
 
 use serde::Serialize;
 
+use crate::request::Op;
+
 use crate::metrics::{DistributionSummary, LogHistogram};
 
 use super::engine::Engine;
-
-/// What a host request asks of the device, for latency accounting.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RequestKind {
-    Read,
-    Write,
-    Trim,
-    Flush,
-}
-
-impl From<crate::request::Op> for RequestKind {
-    fn from(op: crate::request::Op) -> Self {
-        use crate::request::Op;
-        match op {
-            Op::Read => RequestKind::Read,
-            Op::Write => RequestKind::Write,
-            // Remap and clone move no data: metadata updates, like a trim.
-            Op::Trim | Op::Remap | Op::Clone => RequestKind::Trim,
-            Op::Flush => RequestKind::Flush,
-        }
-    }
-}
 
 /// One sample of the latency-over-time series: the requests issued since the previous sample.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -134,8 +114,8 @@ pub struct TimingStats {
     write: LogHistogram,
     window_read: LogHistogram,
     window_write: LogHistogram,
-    /// Requests per `RequestKind` (read, write, trim, flush).
-    requests: [u64; 4],
+    /// Requests per operation (`Op::code` order).
+    requests: [u64; Op::ALL.len()],
     read_pages: u64,
     write_pages: u64,
     end_at: u64,
@@ -153,7 +133,7 @@ impl TimingStats {
             write: LogHistogram::default(),
             window_read: LogHistogram::default(),
             window_write: LogHistogram::default(),
-            requests: [0; 4],
+            requests: [0; Op::ALL.len()],
             read_pages: 0,
             write_pages: 0,
             end_at: 0,
@@ -168,19 +148,20 @@ impl TimingStats {
     /// Records a completed request. Returns true when a series window is full
     /// (the caller then calls `close_window`).
     #[inline]
-    pub fn record(&mut self, kind: RequestKind, pages: u32, latency_ns: u64, done_at: u64) -> bool {
-        match kind {
-            RequestKind::Read => {
+    pub fn record(&mut self, op: Op, pages: u32, latency_ns: u64, done_at: u64) -> bool {
+        match op {
+            Op::Read => {
                 self.window_read.record(latency_ns);
                 self.read_pages += u64::from(pages);
             }
-            RequestKind::Write => {
+            Op::Write => {
                 self.window_write.record(latency_ns);
                 self.write_pages += u64::from(pages);
             }
-            RequestKind::Trim | RequestKind::Flush => {}
+            // Trims, flushes, remaps and clones move no data: counted, not timed apart.
+            Op::Trim | Op::Flush | Op::Remap | Op::Clone => {}
         }
-        self.requests[kind as usize] += 1;
+        self.requests[usize::from(op.code())] += 1;
         self.end_at = self.end_at.max(done_at);
         self.window_requests += 1;
         self.window_requests >= self.series_window
@@ -265,10 +246,12 @@ impl TimingStats {
         let requests: u64 = self.requests.iter().sum();
         TimingSummary {
             requests,
-            read_requests: self.requests[RequestKind::Read as usize],
-            write_requests: self.requests[RequestKind::Write as usize],
-            trim_requests: self.requests[RequestKind::Trim as usize],
-            flush_requests: self.requests[RequestKind::Flush as usize],
+            read_requests: self.requests[usize::from(Op::Read.code())],
+            write_requests: self.requests[usize::from(Op::Write.code())],
+            trim_requests: self.requests[usize::from(Op::Trim.code())]
+                + self.requests[usize::from(Op::Remap.code())]
+                + self.requests[usize::from(Op::Clone.code())],
+            flush_requests: self.requests[usize::from(Op::Flush.code())],
             sim_time_ns,
             iops: per_sec(requests as f64),
             bandwidth_bytes_per_sec: per_sec(
@@ -323,7 +306,7 @@ mod tests {
         let mut now_ns = start_ns;
         for i in 0..n {
             now_ns = start_ns + i * 1000;
-            if stats.record(RequestKind::Write, 1, latency_ns, now_ns + latency_ns) {
+            if stats.record(Op::Write, 1, latency_ns, now_ns + latency_ns) {
                 stats.close_window(now_ns, engine);
             }
         }
