@@ -120,17 +120,22 @@ impl Request {
         self.fingerprints.clear();
     }
 
-    /// Copies `other` into `self`, reusing `self`'s fingerprint allocation.
-    pub fn copy_from(&mut self, other: &Request) {
+    /// Copies the part of `other` that covers its pages `first..first + pages`
+    /// (counted from `other.lpn`), reusing `self`'s fingerprint allocation.
+    pub fn copy_part_from(&mut self, other: &Request, first: u32, pages: u32) {
+        debug_assert!(first + pages <= other.pages, "part outside the request");
         self.op = other.op;
-        self.lpn = other.lpn;
-        self.pages = other.pages;
-        self.src_lpn = other.src_lpn;
+        self.lpn = other.lpn + u64::from(first);
+        self.pages = pages;
+        self.src_lpn = other.src_lpn + u64::from(first);
         self.arrival_ns = other.arrival_ns;
         self.stream = other.stream;
         self.context = other.context;
         self.fingerprints.clear();
-        self.fingerprints.extend_from_slice(&other.fingerprints);
+        let (first, end) = (first as usize, (first + pages) as usize);
+        if let Some(part) = other.fingerprints.get(first..end) {
+            self.fingerprints.extend_from_slice(part);
+        }
     }
 
     /// The pages the request covers.

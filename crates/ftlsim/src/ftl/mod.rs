@@ -147,9 +147,6 @@ pub struct Ssd {
     /// Per host stream: pages written (by requests, counted in `submit`),
     /// GC copies out of its blocks, blocks opened.
     pub stream_counters: Vec<StreamCounters>,
-    /// Host streams (`ftl.streams`), kept beside the hot fields for the
-    /// check every write makes.
-    streams: u16,
     pub survival: Option<LogHistogram>,
     /// Flash operations since the last `take_ops`, when the op log is on.
     ops: Option<Vec<FlashOp>>,
@@ -211,7 +208,6 @@ impl Ssd {
             gc_buffer: Vec::with_capacity(ppb as usize),
             counters: Counters::default(),
             stream_counters: vec![StreamCounters::default(); usize::from(cfg.ftl.streams.max(1))],
-            streams: cfg.ftl.streams.max(1),
             survival: options.survival.then(LogHistogram::default),
             ops: None,
             sharing: cfg.sharing().then(|| {
@@ -295,7 +291,10 @@ impl Ssd {
         stream: u16,
         content: u64,
     ) -> Result<(), SimError> {
-        debug_assert!(stream < self.streams, "stream {stream} unchecked");
+        debug_assert!(
+            stream < self.placement.streams(),
+            "stream {stream} unchecked"
+        );
         let lpn = self.check_lpn(lpn)?;
         if self.sharing.is_some() {
             return self.write_page_shared(lpn, stream, content);
@@ -327,7 +326,7 @@ impl Ssd {
 
     #[inline]
     pub(crate) fn check_stream(&self, stream: u16) -> Result<(), SimError> {
-        if stream < self.streams {
+        if stream < self.placement.streams() {
             Ok(())
         } else {
             Err(SimError::BadRequest(format!(

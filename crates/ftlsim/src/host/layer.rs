@@ -15,9 +15,6 @@ pub trait HostLayer {
         below: &mut dyn BlockDevice,
     ) -> Result<Completion, SimError>;
 
-    /// Pages of the logical space the layer offers above, over `below_pages`.
-    fn logical_pages(&self, below_pages: u64) -> u64;
-
     /// The layer's counters since the run began.
     fn stats(&self) -> LayerStats;
 

@@ -72,7 +72,7 @@ pub struct LbaStreams {
 }
 
 impl LbaStreams {
-    pub fn new(config: &LbaStreamsConfig, _below_pages: u64) -> Self {
+    pub fn new(config: &LbaStreamsConfig) -> Self {
         let mut ranges: Vec<(u64, u64, u16)> = config
             .ranges
             .iter()
@@ -135,26 +135,15 @@ impl HostLayer for LbaStreams {
         while lpn < end {
             let (stream, run_end) = self.stream_at(lpn);
             let run_end = run_end.min(end);
-            let first = (lpn - req.lpn) as usize;
-            let n = (run_end - lpn) as usize;
-            self.scratch.copy_from(req);
-            self.scratch.lpn = lpn;
-            self.scratch.pages = n as u32;
+            let n = (run_end - lpn) as u32;
+            self.scratch.copy_part_from(req, (lpn - req.lpn) as u32, n);
             self.scratch.stream = stream;
-            self.scratch.fingerprints.clear();
-            if let Some(fps) = req.fingerprints.get(first..first + n) {
-                self.scratch.fingerprints.extend_from_slice(fps);
-            }
             below.submit(&self.scratch)?;
-            self.stats.write_pages_out += n as u64;
-            done.mapped_pages += n as u32;
+            self.stats.write_pages_out += u64::from(n);
+            done.mapped_pages += n;
             lpn = run_end;
         }
         Ok(done)
-    }
-
-    fn logical_pages(&self, below_pages: u64) -> u64 {
-        below_pages
     }
 
     fn stats(&self) -> LayerStats {
@@ -168,12 +157,9 @@ mod tests {
 
     #[test]
     fn stream_lookup_covers_gaps_and_ends() {
-        let layer = LbaStreams::new(
-            &LbaStreamsConfig {
-                ranges: vec![[100, 200, 2], [10, 20, 1]],
-            },
-            1000,
-        );
+        let layer = LbaStreams::new(&LbaStreamsConfig {
+            ranges: vec![[100, 200, 2], [10, 20, 1]],
+        });
         assert_eq!(layer.stream_at(0), (0, 10));
         assert_eq!(layer.stream_at(10), (1, 20));
         assert_eq!(layer.stream_at(19), (1, 20));

@@ -1,7 +1,7 @@
 //! The registry of host layer types: the `[host]` config section and the
 //! one place that maps a layer's `type` to its config and its code. A new
 //! layer is a file beside this one plus a line in `LayerConfig` and in each
-//! of its two matches.
+//! of its three matches.
 
 use serde::{Deserialize, Serialize};
 
@@ -33,10 +33,18 @@ impl LayerConfig {
         }
     }
 
-    /// Builds the layer over a device of `below_pages` logical pages.
-    pub fn build(&self, below_pages: u64) -> Box<dyn HostLayer> {
+    /// Pages of the logical space the layer offers above a space of `below_pages`.
+    pub fn logical_pages(&self, below_pages: u64) -> u64 {
         match self {
-            LayerConfig::LbaStreams(c) => Box::new(lba_streams::LbaStreams::new(c, below_pages)),
+            // Streams keep addresses as they are.
+            LayerConfig::LbaStreams(_) => below_pages,
+        }
+    }
+
+    /// Builds the layer over a device of `below_pages` logical pages.
+    pub fn build(&self, _below_pages: u64) -> Box<dyn HostLayer> {
+        match self {
+            LayerConfig::LbaStreams(c) => Box::new(lba_streams::LbaStreams::new(c)),
         }
     }
 }
@@ -47,7 +55,7 @@ impl HostConfig {
         let mut below = device_pages;
         for (i, layer) in self.layers.iter().enumerate().rev() {
             layer.validate(&format!("host.layers[{i}]"), below, streams)?;
-            below = layer.build(below).logical_pages(below);
+            below = layer.logical_pages(below);
         }
         Ok(())
     }

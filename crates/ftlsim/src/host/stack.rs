@@ -23,10 +23,9 @@ impl Stack {
         let mut layers = Vec::with_capacity(config.layers.len());
         let mut logical_pages = Vec::with_capacity(config.layers.len());
         for layer in config.layers.iter().rev() {
-            let built = layer.build(below);
-            below = built.logical_pages(below);
+            layers.push(layer.build(below));
+            below = layer.logical_pages(below);
             logical_pages.push(below);
-            layers.push(built);
         }
         layers.reverse();
         logical_pages.reverse();
@@ -43,10 +42,6 @@ impl Stack {
 
     pub fn ssd_mut(&mut self) -> &mut Ssd {
         &mut self.ssd
-    }
-
-    pub fn into_ssd(self) -> Ssd {
-        self.ssd
     }
 
     /// Checks every layer's invariants and the device's.

@@ -12,7 +12,7 @@ use crate::error::SimError;
 use crate::ftl::{Ssd, SsdOptions};
 use crate::host::Stack;
 use crate::metrics::{Counters, LayerStats, LogHistogram, Phase, StreamCounters};
-use crate::request::{Op, Request, RequestSource};
+use crate::request::{BlockDevice, Op, Request, RequestSource};
 use crate::timing::{ArrivalSource, Timer};
 use crate::workload::Generator;
 use feed::{External, Feed, Synthetic};
@@ -59,6 +59,32 @@ enum Workload {
 enum Device {
     Plain(Ssd),
     Stacked(Stack),
+}
+
+impl Device {
+    fn ssd(&self) -> &Ssd {
+        match self {
+            Device::Plain(ssd) => ssd,
+            Device::Stacked(stack) => stack.ssd(),
+        }
+    }
+
+    fn ssd_mut(&mut self) -> &mut Ssd {
+        match self {
+            Device::Plain(ssd) => ssd,
+            Device::Stacked(stack) => stack.ssd_mut(),
+        }
+    }
+
+    /// Every layer's statistics, top to bottom, the device last.
+    fn layer_stats(&self) -> Vec<LayerStats> {
+        let mut out = Vec::new();
+        match self {
+            Device::Plain(ssd) => ssd.layer_stats(&mut out),
+            Device::Stacked(stack) => stack.layer_stats(&mut out),
+        }
+        out
+    }
 }
 
 /// Progress is reported every this many requests (and at every sample).
@@ -203,26 +229,7 @@ impl Simulation {
     }
 
     pub fn ssd(&self) -> &Ssd {
-        match &self.device {
-            Device::Plain(ssd) => ssd,
-            Device::Stacked(stack) => stack.ssd(),
-        }
-    }
-
-    fn ssd_mut(&mut self) -> &mut Ssd {
-        match &mut self.device {
-            Device::Plain(ssd) => ssd,
-            Device::Stacked(stack) => stack.ssd_mut(),
-        }
-    }
-
-    fn layer_stats(&self) -> Vec<LayerStats> {
-        let mut out = Vec::new();
-        match &self.device {
-            Device::Plain(ssd) => crate::request::BlockDevice::layer_stats(ssd, &mut out),
-            Device::Stacked(stack) => crate::request::BlockDevice::layer_stats(stack, &mut out),
-        }
-        out
+        self.device.ssd()
     }
 
     /// Units of work the measured phase will do (pages, or requests for a mix).
@@ -297,11 +304,10 @@ impl Simulation {
 
     /// The measured window.
     pub fn measure(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<(), SimError> {
-        let counters = self.ssd().counters;
-        self.driver.recorder.measure_start = Some(counters);
-        self.layers_at_start = self.layer_stats();
+        self.driver.recorder.measure_start = Some(self.ssd().counters);
+        self.layers_at_start = self.device.layer_stats();
         self.streams_at_start = self.ssd().stream_counters.clone();
-        let ssd = self.ssd_mut();
+        let ssd = self.device.ssd_mut();
         if let Some(h) = &mut ssd.survival {
             *h = LogHistogram::default();
         }
@@ -322,11 +328,7 @@ impl Simulation {
             } else {
                 (requests / 100).max(1)
             });
-            let ssd = match &mut self.device {
-                Device::Plain(ssd) => ssd,
-                Device::Stacked(stack) => stack.ssd_mut(),
-            };
-            timer.attach(ssd);
+            timer.attach(self.device.ssd_mut());
         }
         let workload = match (self.driver.external.is_some(), measured) {
             (true, _) => Workload::External,
@@ -363,6 +365,7 @@ impl Simulation {
             }
         }
         let layers: Vec<LayerStats> = self
+            .device
             .layer_stats()
             .iter()
             .zip(
