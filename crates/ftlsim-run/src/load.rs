@@ -29,15 +29,39 @@ pub fn apply_set(table: &mut toml::Table, assignment: &str) -> Result<()> {
     }
     let mut cursor = table;
     for (i, part) in parts[..parts.len() - 1].iter().enumerate() {
-        let entry = cursor
-            .entry(part.to_string())
-            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-        cursor = entry.as_table_mut().ok_or_else(|| {
+        let not_section = || {
             anyhow!(
                 "--set `{assignment}`: `{}` is a value, not a section",
                 parts[..=i].join(".")
             )
-        })?;
+        };
+        // `name[i]` is element i of an array of tables (`host.layers[0]`);
+        // i = its length appends a new table.
+        if let Some((name, index)) = array_index(part) {
+            let index = index.ok_or_else(|| {
+                anyhow!("--set `{assignment}`: `{part}` needs a number in brackets, like layers[0]")
+            })?;
+            let array = cursor
+                .entry(name.to_string())
+                .or_insert_with(|| toml::Value::Array(Vec::new()))
+                .as_array_mut()
+                .ok_or_else(not_section)?;
+            if index == array.len() {
+                array.push(toml::Value::Table(toml::Table::new()));
+            }
+            let len = array.len();
+            let element = array.get_mut(index).ok_or_else(|| {
+                anyhow!(
+                    "--set `{assignment}`: `{name}` has {len} entries, so [{index}] is past its end (at most [{len}], which appends)"
+                )
+            })?;
+            cursor = element.as_table_mut().ok_or_else(not_section)?;
+            continue;
+        }
+        let entry = cursor
+            .entry(part.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        cursor = entry.as_table_mut().ok_or_else(not_section)?;
     }
     let leaf = parts[parts.len() - 1];
     // The measured window is counted in pages or in requests, never both:
@@ -55,6 +79,13 @@ pub fn apply_set(table: &mut toml::Table, assignment: &str) -> Result<()> {
     }
     cursor.insert(leaf.to_string(), parse_value(value.trim()));
     Ok(())
+}
+
+/// `name[i]` → `(name, Some(i))`; `name[x]` → `(name, None)`; else `None`.
+fn array_index(part: &str) -> Option<(&str, Option<usize>)> {
+    let (name, rest) = part.split_once('[')?;
+    let index = rest.strip_suffix(']')?;
+    Some((name, index.parse().ok()))
 }
 
 /// Turns a TOML table into a validated config; errors name the key.

@@ -319,6 +319,11 @@ pub struct LayerStats {
     pub trim_pages_out: u64,
     /// Pages the layer's own cleaning moved.
     pub gc_copy_pages: u64,
+    /// Cleaning passes: victims (segments, blocks) the layer reclaimed.
+    pub gc_count: u64,
+    /// Pages of the layer's own metadata written below (summaries,
+    /// checkpoints, mapping pages); part of `write_pages_out`.
+    pub metadata_pages: u64,
     /// `write_pages_out / write_pages_in`; null when nothing was written in.
     pub wa: Option<f64>,
 }
@@ -342,6 +347,8 @@ impl LayerStats {
             trim_pages_in: self.trim_pages_in - earlier.trim_pages_in,
             trim_pages_out: self.trim_pages_out - earlier.trim_pages_out,
             gc_copy_pages: self.gc_copy_pages - earlier.gc_copy_pages,
+            gc_count: self.gc_count - earlier.gc_count,
+            metadata_pages: self.metadata_pages - earlier.metadata_pages,
             wa: None,
         }
         .with_wa()

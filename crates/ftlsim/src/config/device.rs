@@ -15,6 +15,13 @@ pub struct DeviceConfig {
     pub channels: u32,
     pub luns_per_channel: u32,
     pub planes_per_lun: u32,
+    /// A zoned device (ZNS-like): zones of `zone_blocks` blocks written
+    /// sequentially and reset whole, no device GC; the whole raw capacity is
+    /// addressable (`spare_factor` is ignored). A `log` layer must sit on it.
+    pub zoned: bool,
+    pub zone_blocks: u32,
+    /// Zones that may be open (written but not full) at once.
+    pub max_open_zones: u32,
 }
 
 impl Default for DeviceConfig {
@@ -28,6 +35,9 @@ impl Default for DeviceConfig {
             channels: 8,
             luns_per_channel: 4,
             planes_per_lun: 1,
+            zoned: false,
+            zone_blocks: 1,
+            max_open_zones: 14,
         }
     }
 }

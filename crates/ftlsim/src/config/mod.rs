@@ -15,7 +15,7 @@ mod workload;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::host::registry::{HostConfig, LayerConfig};
+pub use crate::host::registry::{HostConfig, LayerConfig, LowerSpace};
 pub use amount::Amount;
 pub use device::DeviceConfig;
 pub use ftl::{FrontierMode, FtlConfig, GcPolicyName, PlacementName};
@@ -49,9 +49,34 @@ impl Config {
         u64::from(self.device.blocks) * u64::from(self.device.pages_per_block)
     }
 
-    /// U = floor(T · (1 − Sf)).
+    /// The device's logical pages: U = floor(T · (1 − Sf)), or all of T on a
+    /// zoned device.
     pub fn logical_pages(&self) -> u64 {
+        if self.device.zoned {
+            return self.physical_pages();
+        }
         (self.physical_pages() as f64 * (1.0 - self.device.spare_factor)).floor() as u64
+    }
+
+    /// Logical pages at the top of the host stack: the space workloads
+    /// address (the device's when there are no layers).
+    pub fn host_pages(&self) -> u64 {
+        self.host.top_pages(self.logical_pages())
+    }
+
+    /// What the bottom host layer sees of the device.
+    pub fn device_space(&self) -> LowerSpace {
+        let d = &self.device;
+        LowerSpace {
+            pages: self.logical_pages(),
+            streams: self.ftl.streams,
+            page_bytes: d.page_bytes,
+            zone_pages: d
+                .zoned
+                .then(|| u64::from(d.zone_blocks) * u64::from(d.pages_per_block)),
+            max_open_zones: d.max_open_zones,
+            seed: self.workload.seed,
+        }
     }
 
     /// Warm-up host page writes.
@@ -64,11 +89,11 @@ impl Config {
         self.workload
             .warmup
             .unwrap_or(default)
-            .to_pages(self.logical_pages())
+            .to_pages(self.host_pages())
     }
 
     pub fn span_pages(&self) -> u64 {
-        let logical = self.logical_pages();
+        let logical = self.host_pages();
         self.workload.span.map_or(logical, |s| s.to_pages(logical))
     }
 
@@ -104,6 +129,39 @@ impl Config {
     /// Many-to-one mapping is on (reference counts, reverse map).
     pub fn sharing(&self) -> bool {
         self.ftl.dedup || self.ftl.remap
+    }
+
+    /// A zoned device: whole zones, an open-zone limit, and a log on top.
+    fn validate_zoned(&self) -> Result<(), ConfigError> {
+        let d = &self.device;
+        if d.zone_blocks == 0 || d.blocks % d.zone_blocks != 0 {
+            return Err(ConfigError::new(
+                "device.zone_blocks",
+                format!(
+                    "{} does not divide device.blocks = {} into whole zones",
+                    d.zone_blocks, d.blocks
+                ),
+            ));
+        }
+        if d.max_open_zones == 0 {
+            return Err(ConfigError::new(
+                "device.max_open_zones",
+                "must be at least 1: a zoned device with no open zone cannot be written",
+            ));
+        }
+        if self.sharing() {
+            return Err(ConfigError::new(
+                "device.zoned",
+                "a zoned device has no mapping of its own: it cannot deduplicate or remap (ftl.dedup, ftl.remap)",
+            ));
+        }
+        if !matches!(self.host.layers.last(), Some(LayerConfig::Log(_))) {
+            return Err(ConfigError::new(
+                "device.zoned",
+                "a zoned device is written sequentially per zone: it needs a [[host.layers]] type = \"log\" directly above it (the last layer)",
+            ));
+        }
+        Ok(())
     }
 
     /// Checks what serde cannot: ranges and relations between keys.
@@ -158,9 +216,12 @@ impl Config {
                 "0 is not a stream count: it must be at least 1 (stream 0 is the default stream)",
             ));
         }
+        if d.zoned {
+            self.validate_zoned()?;
+        }
         let spare_pages = self.physical_pages() - self.logical_pages();
         let needed_blocks = u64::from(self.frontier_count()) + 1;
-        if spare_pages < needed_blocks * u64::from(d.pages_per_block) {
+        if !d.zoned && spare_pages < needed_blocks * u64::from(d.pages_per_block) {
             return Err(ConfigError::new(
                 "device.spare_factor",
                 format!(
@@ -186,7 +247,7 @@ impl Config {
             ));
         }
         let spare_blocks = spare_pages / u64::from(d.pages_per_block);
-        if u64::from(f.gc_high_watermark) + needed_blocks > spare_blocks {
+        if !d.zoned && u64::from(f.gc_high_watermark) + needed_blocks > spare_blocks {
             return Err(ConfigError::new(
                 "ftl.gc_high_watermark",
                 format!("{} free blocks cannot be kept: the device has only {spare_blocks} spare blocks", f.gc_high_watermark),
@@ -210,6 +271,8 @@ impl Config {
                 format!("{} must be at least 2", f.coldmap_threshold),
             ));
         }
+        // The layers before the workload: it addresses the top layer's space.
+        self.host.validate(&self.device_space())?;
         let w = &self.workload;
         let fraction = |key: &str, v: f64, open: bool| -> Result<(), ConfigError> {
             let ok = if open {
@@ -308,12 +371,12 @@ impl Config {
                 "must be at least 1",
             ));
         }
-        let logical = self.logical_pages();
+        let logical = self.host_pages();
         let span = self.span_pages();
         if span > logical {
             return Err(ConfigError::new(
                 "workload.span",
-                format!("the workload addresses {span} pages, more than the device's logical space of {logical} pages"),
+                format!("the workload addresses {span} pages, more than the logical space of {logical} pages"),
             ));
         }
         if span < u64::from(w.request_pages) || span == 0 {
@@ -347,7 +410,7 @@ impl Config {
             ));
         }
         if let Some(window) = self.metrics.window {
-            if window.to_pages(self.logical_pages()) == 0 {
+            if window.to_pages(self.host_pages()) == 0 {
                 return Err(ConfigError::new(
                     "metrics.window",
                     format!("{window} is less than one page: give at least 1 page or a positive multiple of the capacity like \"0.05x\""),
@@ -357,7 +420,6 @@ impl Config {
         if let Some(t) = &self.timing {
             t.validate(&self.device)?;
         }
-        self.host.validate(self.logical_pages(), self.ftl.streams)?;
         Ok(())
     }
 }

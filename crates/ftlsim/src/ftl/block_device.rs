@@ -4,7 +4,7 @@
 use super::Ssd;
 use crate::error::SimError;
 use crate::metrics::LayerStats;
-use crate::request::{BlockDevice, Completion, Op, Request};
+use crate::request::{BlockDevice, Completion, Hint, Op, Request};
 
 impl Ssd {
     /// The write path, apart so that it inlines into the driver's loop
@@ -14,6 +14,9 @@ impl Ssd {
         // Pages without a fingerprint carry content 0: a source whose device
         // deduplicates supplies fingerprints (the driver does). Per-stream
         // pages are counted per request, off the page path.
+        if self.zones.is_some() {
+            return self.submit_zoned_write(req);
+        }
         self.check_stream(req.stream)?;
         for (i, lpn) in req.lpns().enumerate() {
             let content = req.fingerprints.get(i).copied().unwrap_or(0);
@@ -39,6 +42,7 @@ impl Ssd {
                     }
                 }
             }
+            Op::Trim if self.zones.is_some() => return self.submit_zoned_trim(req),
             Op::Trim => {
                 for lpn in req.lpns() {
                     self.trim_page(lpn)?;
@@ -79,6 +83,8 @@ impl BlockDevice for Ssd {
                 trim_pages_in: c.host_trim_pages,
                 trim_pages_out: 0,
                 gc_copy_pages: c.gc_copy_pages + c.wl_copy_pages,
+                gc_count: c.gc_count + c.wl_count,
+                metadata_pages: 0,
                 wa: None,
             }
             .with_wa(),
@@ -88,5 +94,12 @@ impl BlockDevice for Ssd {
     #[inline]
     fn prefetch(&self, lpn: u64) {
         Ssd::prefetch(self, lpn);
+    }
+
+    fn hint(&mut self, hint: Hint) {
+        match hint {
+            Hint::UpperGcStarted => self.defer_gc(true),
+            Hint::UpperGcEnded => self.defer_gc(false),
+        }
     }
 }

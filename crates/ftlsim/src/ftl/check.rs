@@ -77,6 +77,12 @@ impl Ssd {
                         ));
                     }
                 }
+                // Zoned blocks belong to zones, not frontiers (`check_zones`).
+                BlockState::Open if self.zones.is_some() => {
+                    if in_pool {
+                        return fail(format!("written zoned block {b} is in the pool"));
+                    }
+                }
                 BlockState::Open => {
                     let owner = self.blocks.owner[i];
                     if owner == NONE
@@ -155,6 +161,7 @@ impl Ssd {
             ));
         }
         self.check_sharing()?;
+        self.check_zones()?;
         for (i, f) in self.frontiers.iter().enumerate() {
             if f.block != NONE && self.blocks.state[f.block as usize] != BlockState::Open {
                 return fail(format!(

@@ -39,6 +39,11 @@ impl FreePool {
         entry.map(|(_, block)| block)
     }
 
+    /// Takes a given block out (a zoned device writes its blocks in place).
+    pub fn remove(&mut self, block: u32, erase_count: u32) -> bool {
+        self.by_wear.remove(&(erase_count, block))
+    }
+
     pub fn contains(&self, block: u32, erase_count: u32) -> bool {
         self.by_wear.contains(&(erase_count, block))
     }

@@ -28,6 +28,7 @@ pub mod frontier;
 pub mod remap;
 pub mod sharing;
 pub mod victim;
+pub mod zoned;
 
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -144,6 +145,12 @@ pub struct Ssd {
     /// Many-to-one mapping state (dedup, remap, clone), when on.
     pub(crate) sharing: Option<Sharing>,
     pub counters: Counters,
+    /// Zoned mode: zone write pointers (`device.zoned`).
+    pub(crate) zones: Option<zoned::Zones>,
+    /// GC trigger and target as configured; `gc_low`/`gc_high` drop to the
+    /// hard watermark while a layer above cleans (`Hint::UpperGcStarted`).
+    gc_low_configured: u32,
+    gc_high_configured: u32,
     /// Per host stream: pages written (by requests, counted in `submit`),
     /// GC copies out of its blocks, blocks opened.
     pub stream_counters: Vec<StreamCounters>,
@@ -200,6 +207,9 @@ impl Ssd {
             next_seq: 0,
             gc_low,
             gc_high: cfg.ftl.gc_high_watermark.max(gc_low),
+            gc_low_configured: gc_low,
+            gc_high_configured: cfg.ftl.gc_high_watermark.max(gc_low),
+            zones: zoned::Zones::from_config(cfg),
             pe_limit: cfg.device.pe_cycle_limit,
             wl_threshold: cfg.ftl.wear_leveling_threshold,
             erases_since_wl_check: 0,
@@ -372,6 +382,19 @@ impl Ssd {
     /// only counts (the timing model gives it a cost).
     pub fn flush(&mut self) {
         self.counters.flushes += 1;
+    }
+
+    /// A layer above started (`true`) or finished cleaning: while it cleans,
+    /// GC waits until the free pool reaches the hard watermark (the least
+    /// that keeps the device writable), so that the upper layer's
+    /// invalidations land before victims are chosen.
+    pub fn defer_gc(&mut self, defer: bool) {
+        let hard = if self.pe_limit > 0 { 1 } else { 0 };
+        (self.gc_low, self.gc_high) = if defer {
+            (hard, hard)
+        } else {
+            (self.gc_low_configured, self.gc_high_configured)
+        };
     }
 
     /// Starts recording flash operations (for the timing model).

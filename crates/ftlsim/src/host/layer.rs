@@ -23,6 +23,11 @@ pub trait HostLayer {
         below.hint(hint);
     }
 
+    /// The page below that holds `lpn` (layers that keep addresses: `lpn`).
+    fn translate(&self, lpn: u64) -> Option<u64> {
+        Some(lpn)
+    }
+
     /// Checks the layer's own invariants (`--check`).
     fn check(&self) -> Result<(), SimError> {
         Ok(())

@@ -7,9 +7,10 @@
 
 pub mod layer;
 pub mod lba_streams;
+pub mod log;
 pub mod registry;
 pub mod stack;
 
 pub use layer::HostLayer;
-pub use registry::{HostConfig, LayerConfig};
+pub use registry::{HostConfig, LayerConfig, LowerSpace};
 pub use stack::Stack;

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::layer::HostLayer;
-use super::lba_streams;
+use super::{lba_streams, log};
 use crate::error::ConfigError;
 
 /// The `[host]` section: layers over the device, top to bottom.
@@ -22,14 +22,33 @@ pub struct HostConfig {
 pub enum LayerConfig {
     /// Manual streams by address: a stream per LPN range.
     LbaStreams(lba_streams::LbaStreamsConfig),
+    /// A log-structured remapping layer with its own segments and cleaning.
+    Log(log::LogConfig),
+}
+
+/// What a layer sees of the space below it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LowerSpace {
+    /// Logical pages the layer below offers.
+    pub pages: u64,
+    /// Host streams the device offers (`ftl.streams`).
+    pub streams: u16,
+    pub page_bytes: u32,
+    /// Pages per zone when the layer sits directly on a zoned device.
+    pub zone_pages: Option<u64>,
+    /// Open zones the zoned device allows (with `zone_pages`).
+    pub max_open_zones: u32,
+    /// The run's seed, for layers that draw random numbers.
+    pub seed: u64,
 }
 
 impl LayerConfig {
     /// Checks the layer's keys against the space below it; `key` is the
     /// layer's config path (`host.layers[i]`) for error messages.
-    pub fn validate(&self, key: &str, below_pages: u64, streams: u16) -> Result<(), ConfigError> {
+    pub fn validate(&self, key: &str, below: &LowerSpace) -> Result<(), ConfigError> {
         match self {
-            LayerConfig::LbaStreams(c) => c.validate(key, below_pages, streams),
+            LayerConfig::LbaStreams(c) => c.validate(key, below.pages, below.streams),
+            LayerConfig::Log(c) => c.validate(key, below),
         }
     }
 
@@ -38,25 +57,47 @@ impl LayerConfig {
         match self {
             // Streams keep addresses as they are.
             LayerConfig::LbaStreams(_) => below_pages,
+            LayerConfig::Log(c) => c.logical_pages(below_pages),
         }
     }
 
-    /// Builds the layer over a device of `below_pages` logical pages.
-    pub fn build(&self, _below_pages: u64) -> Box<dyn HostLayer> {
+    /// Builds the layer over the space `below` (config already validated).
+    pub fn build(&self, below: &LowerSpace) -> Box<dyn HostLayer> {
         match self {
             LayerConfig::LbaStreams(c) => Box::new(lba_streams::LbaStreams::new(c)),
+            LayerConfig::Log(c) => Box::new(log::LogLayer::new(c, below)),
+        }
+    }
+
+    /// The `type` name.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            LayerConfig::LbaStreams(_) => "lba-streams",
+            LayerConfig::Log(_) => "log",
         }
     }
 }
 
 impl HostConfig {
     /// Checks every layer, bottom up (each sees the logical space below it).
-    pub fn validate(&self, device_pages: u64, streams: u16) -> Result<(), ConfigError> {
-        let mut below = device_pages;
+    pub fn validate(&self, device: &LowerSpace) -> Result<(), ConfigError> {
+        let mut below = *device;
         for (i, layer) in self.layers.iter().enumerate().rev() {
-            layer.validate(&format!("host.layers[{i}]"), below, streams)?;
-            below = layer.logical_pages(below);
+            layer.validate(&format!("host.layers[{i}]"), &below)?;
+            below = LowerSpace {
+                pages: layer.logical_pages(below.pages),
+                zone_pages: None,
+                ..below
+            };
         }
         Ok(())
+    }
+
+    /// Logical pages at the top of the stack over a device of `device_pages`.
+    pub fn top_pages(&self, device_pages: u64) -> u64 {
+        self.layers
+            .iter()
+            .rev()
+            .fold(device_pages, |below, layer| layer.logical_pages(below))
     }
 }

@@ -1,7 +1,8 @@
 //! The stack: host layers, top to bottom, over the SSD.
 
 use super::layer::HostLayer;
-use super::registry::HostConfig;
+use super::registry::LowerSpace;
+use crate::config::Config;
 use crate::error::SimError;
 use crate::ftl::Ssd;
 use crate::metrics::LayerStats;
@@ -17,15 +18,20 @@ pub struct Stack {
 }
 
 impl Stack {
-    /// Builds the configured layers over `ssd` (configs already validated).
-    pub fn new(config: &HostConfig, ssd: Ssd) -> Self {
-        let mut below = u64::from(ssd.logical_pages());
+    /// Builds the layers of `cfg.host` over `ssd` (config already validated).
+    pub fn new(cfg: &Config, ssd: Ssd) -> Self {
+        let config = &cfg.host;
+        let mut below = cfg.device_space();
         let mut layers = Vec::with_capacity(config.layers.len());
         let mut logical_pages = Vec::with_capacity(config.layers.len());
         for layer in config.layers.iter().rev() {
-            layers.push(layer.build(below));
-            below = layer.logical_pages(below);
-            logical_pages.push(below);
+            layers.push(layer.build(&below));
+            below = LowerSpace {
+                pages: layer.logical_pages(below.pages),
+                zone_pages: None,
+                ..below
+            };
+            logical_pages.push(below.pages);
         }
         layers.reverse();
         logical_pages.reverse();
@@ -42,6 +48,14 @@ impl Stack {
 
     pub fn ssd_mut(&mut self) -> &mut Ssd {
         &mut self.ssd
+    }
+
+    /// The device page that holds top-level page `lpn`, if any: the address
+    /// after every layer's translation.
+    pub fn device_lpn(&self, lpn: u64) -> Option<u64> {
+        self.layers
+            .iter()
+            .try_fold(lpn, |lpn, layer| layer.translate(lpn))
     }
 
     /// Checks every layer's invariants and the device's.

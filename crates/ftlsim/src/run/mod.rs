@@ -151,11 +151,12 @@ impl Simulation {
                 survival: cfg.metrics.survival,
             },
         )?;
-        let logical = u64::from(ssd.logical_pages());
+        // Workloads address the top of the stack.
+        let logical = cfg.host_pages();
         let device = if cfg.host.layers.is_empty() {
             Device::Plain(ssd)
         } else {
-            Device::Stacked(Stack::new(&cfg.host, ssd))
+            Device::Stacked(Stack::new(cfg, ssd))
         };
         let window = cfg
             .metrics

@@ -155,7 +155,7 @@ impl Generator {
             dedup_fraction: w.dedup_fraction,
             working_set: w
                 .dedup_working_set
-                .map_or(cfg.span_pages() / 100, |a| a.to_pages(cfg.logical_pages()))
+                .map_or(cfg.span_pages() / 100, |a| a.to_pages(cfg.host_pages()))
                 .max(1),
             unique: 0,
             rng: rng::stream(w.seed, "content"),

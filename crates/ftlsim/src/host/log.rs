@@ -1,0 +1,1065 @@
+//! `log`: a log-structured block remapping layer — a file system log (F2FS,
+//! NILFS) or an application log (a log-structured KV store) over the layer
+//! below. It is an FTL of its own: it maps its logical pages onto the pages
+//! below, appends every write to an open segment of one of its append
+//! streams, keeps a reserve of segments, and cleans victims chosen by the
+//! same victim policies as the FTL (`ftl::victim`, one implementation) by
+//! reading their valid pages through the layer below and writing them again.
+//!
+//! Layout of the space below (`S` segments of `segment_pages`):
+//!
+//! ```text
+//! [ segment 0 | segment 1 | … | segment S-1 | metadata area (metadata = true) ]
+//! ```
+//!
+//! The metadata area is updated in place, as F2FS updates its checkpoint,
+//! segment summary (SSA) areas: a checkpoint pack of `1 + append_streams`
+//! pages (a header and the summary of each open segment), alternating
+//! between two packs, and one summary page per segment. The layer's own
+//! mapping (F2FS's node blocks) lives in the log: mapping page `m` covers
+//! `page_bytes / 4` entries, is an internal logical page `L + m`, and is
+//! appended at each checkpoint when dirty — so mapping pages die, are
+//! cleaned and cost write amplification like data.
+//!
+//! State per page: 4 bytes per logical page above (the mapping), 4 bytes per
+//! page below (the reverse map), plus 8 bytes per page below once writes
+//! carry fingerprints (so that copies keep their content for a dedup
+//! device), plus 4 bytes per logical page for update-interval separation.
+
+use std::collections::VecDeque;
+
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::{Deserialize, Serialize};
+
+use super::layer::HostLayer;
+use super::registry::LowerSpace;
+use crate::config::GcPolicyName;
+use crate::error::{ConfigError, SimError};
+use crate::flash::{BlockState, BlockTable};
+use crate::ftl::victim::{VictimIndex, VictimPolicy};
+use crate::metrics::LayerStats;
+use crate::request::{BlockDevice, Completion, Hint, Op, Request};
+
+const NONE: u32 = u32::MAX;
+/// The most append streams a layer may have (F2FS's six logs).
+pub const MAX_APPEND_STREAMS: u8 = 6;
+
+/// How user writes are spread over the append streams.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Separation {
+    /// No temperature: requests go to the streams in turn (concurrent
+    /// writers appending to their own logs).
+    #[default]
+    None,
+    /// Hot and cold by the page's update interval (or a stream tag of 1/2).
+    HotCold,
+    /// F2FS's six classes: hot/warm/cold × node/data. A request's stream tag
+    /// 1..=6 names the class (hot, warm, cold node; hot, warm, cold data);
+    /// untagged writes are data, their temperature from the update interval.
+    F2fs,
+}
+
+/// Whether the layer tells the layer below when it cleans.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Coordination {
+    #[default]
+    None,
+    /// Hint the layer below (`UpperGcStarted`/`Ended`) so that it postpones
+    /// its own GC down to its hard watermark while this layer cleans.
+    DeferLower,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct LogConfig {
+    /// The layer's logical pages / the pages of the layer below, in (0, 1).
+    pub capacity_ratio: f64,
+    /// Pages per segment (the unit of allocation and cleaning).
+    pub segment_pages: u32,
+    /// The segment size in bytes instead (a multiple of the page below);
+    /// overrides `segment_pages`.
+    pub segment_bytes: Option<u64>,
+    /// Open segments appended to at once, 1..=6.
+    pub append_streams: u8,
+    pub separation: Separation,
+    pub gc_policy: GcPolicyName,
+    /// d of d-choices.
+    pub gc_choices: u32,
+    /// Cleaning starts when a stream needs a segment and at most this many are free.
+    pub free_segments_low: u32,
+    /// Cleaning goes on until more than this many segments are free.
+    pub free_segments_high: u32,
+    /// Send trims below: of each cleaned segment, and of trims received.
+    pub trim: bool,
+    /// Write segment summaries, checkpoints and the mapping (see the module doc).
+    pub metadata: bool,
+    /// With `metadata`: a checkpoint every this many pages written from above.
+    pub checkpoint_pages: u64,
+    pub coordination: Coordination,
+    /// Append stream `i` writes on device stream `i` (else stream 0).
+    pub lower_streams: bool,
+}
+
+impl Default for LogConfig {
+    fn default() -> Self {
+        Self {
+            capacity_ratio: 0.9,
+            segment_pages: 512,
+            segment_bytes: None,
+            append_streams: 1,
+            separation: Separation::None,
+            gc_policy: GcPolicyName::Greedy,
+            gc_choices: 8,
+            free_segments_low: 0,
+            free_segments_high: 0,
+            trim: true,
+            metadata: false,
+            checkpoint_pages: 16_384,
+            coordination: Coordination::None,
+            lower_streams: false,
+        }
+    }
+}
+
+/// Where the layer's pages lie in the space below.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Layout {
+    segments: u32,
+    segment_pages: u32,
+    /// Logical pages offered above.
+    user_pages: u64,
+    /// Internal mapping pages (`metadata`), logical pages `user_pages..`.
+    node_pages: u64,
+    /// First page of the in-place metadata area below.
+    meta_start: u64,
+    /// Pages of one checkpoint pack.
+    pack_pages: u64,
+    /// Mapping entries per mapping page.
+    entries_per_node: u64,
+}
+
+impl LogConfig {
+    pub fn logical_pages(&self, below_pages: u64) -> u64 {
+        (below_pages as f64 * self.capacity_ratio).floor() as u64
+    }
+
+    /// Pages per segment, from `segment_bytes` when given.
+    fn segment_pages(&self, page_bytes: u32) -> u64 {
+        self.segment_bytes
+            .map_or(u64::from(self.segment_pages), |b| {
+                b / u64::from(page_bytes.max(1))
+            })
+    }
+
+    fn layout(&self, below: &LowerSpace) -> Layout {
+        let user_pages = self.logical_pages(below.pages);
+        let seg = self
+            .segment_pages(below.page_bytes)
+            .clamp(1, u64::from(u32::MAX));
+        let entries_per_node = u64::from(below.page_bytes / 4).max(1);
+        let (node_pages, pack_pages, meta) = if self.metadata {
+            let nodes = user_pages.div_ceil(entries_per_node);
+            let pack = 1 + u64::from(self.append_streams);
+            // Two checkpoint packs, then one summary page per segment.
+            let segments_guess = below.pages / seg;
+            (nodes, pack, 2 * pack + segments_guess)
+        } else {
+            (0, 0, 0)
+        };
+        let segments = (below.pages.saturating_sub(meta) / seg).min(u64::from(NONE - 1)) as u32;
+        Layout {
+            segments,
+            segment_pages: seg as u32,
+            user_pages,
+            node_pages,
+            meta_start: u64::from(segments) * seg,
+            pack_pages,
+            entries_per_node,
+        }
+    }
+
+    pub(super) fn validate(&self, key: &str, below: &LowerSpace) -> Result<(), ConfigError> {
+        let at = |k: &str| format!("{key}.{k}");
+        if !(self.capacity_ratio > 0.0 && self.capacity_ratio < 1.0) {
+            return Err(ConfigError::new(
+                at("capacity_ratio"),
+                format!(
+                    "{} is outside (0, 1): the layer's logical pages must be a fraction of the pages below",
+                    self.capacity_ratio
+                ),
+            ));
+        }
+        if let Some(bytes) = self.segment_bytes {
+            let page = u64::from(below.page_bytes);
+            if bytes == 0 || bytes % page != 0 {
+                return Err(ConfigError::new(
+                    at("segment_bytes"),
+                    format!("{bytes} is not a positive multiple of the page below ({page} bytes)"),
+                ));
+            }
+        }
+        let seg = self.segment_pages(below.page_bytes);
+        if seg == 0 || seg >= u64::from(NONE) {
+            return Err(ConfigError::new(
+                at("segment_pages"),
+                format!("{seg} is outside 1..2^32 pages"),
+            ));
+        }
+        if !(1..=MAX_APPEND_STREAMS).contains(&self.append_streams) {
+            return Err(ConfigError::new(
+                at("append_streams"),
+                format!(
+                    "{} is outside 1..={MAX_APPEND_STREAMS}",
+                    self.append_streams
+                ),
+            ));
+        }
+        if self.gc_policy == GcPolicyName::DChoices && self.gc_choices == 0 {
+            return Err(ConfigError::new(at("gc_choices"), "must be at least 1"));
+        }
+        if self.free_segments_high < self.free_segments_low {
+            return Err(ConfigError::new(
+                at("free_segments_high"),
+                format!(
+                    "{} is below free_segments_low = {}",
+                    self.free_segments_high, self.free_segments_low
+                ),
+            ));
+        }
+        if self.metadata && self.checkpoint_pages == 0 {
+            return Err(ConfigError::new(
+                at("checkpoint_pages"),
+                "must be at least 1 page when metadata = true",
+            ));
+        }
+        if self.lower_streams && u16::from(self.append_streams) > below.streams {
+            return Err(ConfigError::new(
+                at("lower_streams"),
+                format!(
+                    "{} append streams need as many device streams, but ftl.streams = {}",
+                    self.append_streams, below.streams
+                ),
+            ));
+        }
+        if let Some(zone) = below.zone_pages {
+            if seg != zone {
+                return Err(ConfigError::new(
+                    at("segment_pages"),
+                    format!(
+                        "{seg} pages is not the zone size of the zoned device below ({zone} pages): on zones a segment is a zone"
+                    ),
+                ));
+            }
+            if self.metadata {
+                return Err(ConfigError::new(
+                    at("metadata"),
+                    "in-place metadata cannot live on a zoned device (zones are written sequentially)",
+                ));
+            }
+            if u32::from(self.append_streams) > below.max_open_zones {
+                return Err(ConfigError::new(
+                    at("append_streams"),
+                    format!(
+                        "{} append streams need as many open zones, but device.max_open_zones = {}",
+                        self.append_streams, below.max_open_zones
+                    ),
+                ));
+            }
+        }
+        let l = self.layout(below);
+        let seg = u64::from(l.segment_pages);
+        // Each append stream holds an open segment, the high watermark's
+        // segments stay free, and one more segment lets cleaning progress.
+        let reserve = u64::from(self.append_streams) + u64::from(self.free_segments_high) + 1;
+        let needed = (l.user_pages + l.node_pages).div_ceil(seg) + reserve;
+        if u64::from(l.segments) < needed {
+            return Err(ConfigError::new(
+                at("capacity_ratio"),
+                format!(
+                    "{} of {} pages leaves {} segments of {} pages for {} logical pages; the layer needs at least {needed} (its pages, an open segment per append stream, the free-segment watermark and one to clean into)",
+                    self.capacity_ratio,
+                    below.pages,
+                    l.segments,
+                    l.segment_pages,
+                    l.user_pages + l.node_pages
+                ),
+            ));
+        }
+        if l.user_pages + l.node_pages >= u64::from(NONE) || below.pages >= u64::from(NONE) {
+            return Err(ConfigError::new(
+                at("capacity_ratio"),
+                "the layer maps at most 2^32 - 1 pages",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The log layer.
+pub struct LogLayer {
+    cfg: LogConfig,
+    layout: Layout,
+    zoned: bool,
+    /// Logical page above (user and mapping pages) → page below.
+    l2p: Vec<u32>,
+    /// Page below (segments only) → logical page above.
+    p2l: Vec<u32>,
+    /// Fingerprint per page below, once writes carry them.
+    content: Option<Vec<u64>>,
+    /// Per user page: the layer's time of its last write (update-interval
+    /// separation only), 0 = never written.
+    last_write: Option<Vec<u32>>,
+    segs: BlockTable,
+    victims: VictimIndex,
+    rng: Xoshiro256PlusPlus,
+    free: VecDeque<u32>,
+    /// Open segment of each append stream (NONE when it has none).
+    open: Vec<u32>,
+    next_seq: u64,
+    /// Layer time: pages written from above.
+    now: u64,
+    /// Round-robin cursor of `separation = "none"`.
+    turn: usize,
+    /// Dirty mapping pages since the last checkpoint (bit per mapping page),
+    /// and their indices.
+    node_dirty: Vec<u64>,
+    dirty_nodes: Vec<u32>,
+    next_checkpoint_at: u64,
+    checkpoints: u64,
+    cleaning: bool,
+    stats: LayerStats,
+    /// The run of pages being appended below, not yet submitted.
+    pending: Request,
+    /// Scratch for the other requests passed down.
+    scratch: Request,
+    /// Valid pages of the victim being cleaned: (logical page, content).
+    staged: Vec<(u32, u64)>,
+}
+
+impl LogLayer {
+    pub fn new(cfg: &LogConfig, below: &LowerSpace) -> Self {
+        let layout = cfg.layout(below);
+        let logical = (layout.user_pages + layout.node_pages) as usize;
+        let seg_pages = u64::from(layout.segments) * u64::from(layout.segment_pages);
+        let separation_by_interval = cfg.separation != Separation::None;
+        Self {
+            cfg: cfg.clone(),
+            layout,
+            zoned: below.zone_pages.is_some(),
+            l2p: vec![NONE; logical],
+            p2l: vec![NONE; seg_pages as usize],
+            content: None,
+            last_write: separation_by_interval.then(|| vec![0; layout.user_pages as usize]),
+            segs: BlockTable::new(layout.segments),
+            victims: VictimIndex::new(
+                VictimPolicy::from_config(cfg.gc_policy, cfg.gc_choices),
+                layout.segments,
+                layout.segment_pages,
+            ),
+            rng: crate::rng::stream(below.seed, "log-layer-gc"),
+            free: (0..layout.segments).collect(),
+            open: vec![NONE; usize::from(cfg.append_streams)],
+            next_seq: 0,
+            now: 0,
+            turn: 0,
+            node_dirty: vec![0; (layout.node_pages as usize).div_ceil(64)],
+            dirty_nodes: Vec::new(),
+            next_checkpoint_at: cfg.checkpoint_pages,
+            checkpoints: 0,
+            cleaning: false,
+            stats: LayerStats {
+                name: "log".to_string(),
+                ..LayerStats::default()
+            },
+            pending: Request::default(),
+            scratch: Request::default(),
+            staged: Vec::with_capacity(layout.segment_pages as usize),
+        }
+    }
+
+    #[inline]
+    fn check_range(&self, lpn: u64, pages: u32) -> Result<(), SimError> {
+        let end = lpn + u64::from(pages);
+        if end > self.layout.user_pages {
+            return Err(SimError::OutOfRange {
+                lpn: end - 1,
+                logical_pages: self.layout.user_pages,
+            });
+        }
+        Ok(())
+    }
+
+    /// The append stream of a user write to `lpn` (tagged `stream`).
+    #[inline]
+    fn classify(&mut self, lpn: u64, stream: u16) -> usize {
+        let logs = self.open.len();
+        // Temperature 0 hot, 1 warm, 2 cold, from the update interval: the
+        // writes to this layer since the page was last written, against the
+        // layer's size (a page rewritten within half a capacity's worth of
+        // writes is hot, one not rewritten within two is cold).
+        let temperature = |layer: &mut Self| -> usize {
+            let Some(last) = &mut layer.last_write else {
+                return 2;
+            };
+            let now = layer.now as u32;
+            let before = std::mem::replace(&mut last[lpn as usize], now.max(1));
+            if before == 0 {
+                return 2;
+            }
+            let interval = u64::from(now.wrapping_sub(before));
+            let size = layer.layout.user_pages;
+            if interval < size / 2 {
+                0
+            } else if interval < 2 * size {
+                1
+            } else {
+                2
+            }
+        };
+        match self.cfg.separation {
+            Separation::None => {
+                self.turn = (self.turn + 1) % logs;
+                self.turn
+            }
+            Separation::HotCold => {
+                let hot = match stream {
+                    1 => true,
+                    2 => false,
+                    _ => temperature(self) == 0,
+                };
+                if hot {
+                    0
+                } else {
+                    logs - 1
+                }
+            }
+            Separation::F2fs => {
+                let class = match stream {
+                    1..=6 => {
+                        let _ = temperature(self);
+                        usize::from(stream - 1)
+                    }
+                    // Untagged user data: hot/warm/cold data.
+                    _ => 3 + temperature(self),
+                };
+                f2fs_log(class, logs)
+            }
+        }
+    }
+
+    /// Drops the mapping of a logical page above, invalidating its page below.
+    #[inline]
+    fn unmap(&mut self, lpn: u64) {
+        let lp = self.l2p[lpn as usize];
+        if lp == NONE {
+            return;
+        }
+        self.l2p[lpn as usize] = NONE;
+        self.p2l[lp as usize] = NONE;
+        let seg = lp / self.layout.segment_pages;
+        let s = seg as usize;
+        debug_assert!(self.segs.valid[s] > 0, "segment {seg} has no valid page");
+        self.segs.valid[s] -= 1;
+        if self.segs.state[s] == BlockState::Full {
+            self.victims.on_invalidate(seg, self.segs.valid[s]);
+        }
+    }
+
+    #[inline]
+    fn mark_node_dirty(&mut self, lpn: u64) {
+        if self.layout.node_pages == 0 || lpn >= self.layout.user_pages {
+            return;
+        }
+        let node = (lpn / self.layout.entries_per_node) as usize;
+        let bit = 1u64 << (node % 64);
+        if self.node_dirty[node / 64] & bit == 0 {
+            self.node_dirty[node / 64] |= bit;
+            self.dirty_nodes.push(node as u32);
+        }
+    }
+
+    /// The device stream an append stream writes on.
+    #[inline]
+    fn lower_stream(&self, log: usize) -> u16 {
+        if self.cfg.lower_streams {
+            log as u16
+        } else {
+            0
+        }
+    }
+
+    /// Appends logical page `lpn` to append stream `log`; `host` writes may
+    /// start cleaning when a segment must be opened, cleaning copies may not.
+    #[inline]
+    fn append(
+        &mut self,
+        log: usize,
+        lpn: u64,
+        content: u64,
+        host: bool,
+        below: &mut dyn BlockDevice,
+    ) -> Result<(), SimError> {
+        let seg_pages = self.layout.segment_pages;
+        let mut seg = self.open[log];
+        if seg == NONE || self.segs.write_ptr[seg as usize] == seg_pages {
+            seg = self.open_segment(log, host, below)?;
+        }
+        let s = seg as usize;
+        let lp = seg * seg_pages + self.segs.write_ptr[s];
+        self.segs.write_ptr[s] += 1;
+        self.segs.valid[s] += 1;
+        self.segs.last_write_at[s] = self.now;
+        debug_assert_eq!(
+            self.l2p[lpn as usize], NONE,
+            "page {lpn} appended while mapped"
+        );
+        self.l2p[lpn as usize] = lp;
+        self.p2l[lp as usize] = lpn as u32;
+        if let Some(c) = &mut self.content {
+            c[lp as usize] = content;
+        }
+        // Extend the pending run below, or start a new one.
+        let stream = self.lower_stream(log);
+        let p = &mut self.pending;
+        if p.pages > 0 && (p.lpn + u64::from(p.pages) != u64::from(lp) || p.stream != stream) {
+            self.flush_pending(below)?;
+        }
+        let p = &mut self.pending;
+        if p.pages == 0 {
+            p.set(Op::Write, u64::from(lp), 0);
+            p.stream = stream;
+        }
+        p.pages += 1;
+        if self.content.is_some() {
+            p.fingerprints.push(content);
+        }
+        if self.segs.write_ptr[s] == seg_pages {
+            self.close_segment(seg, below)?;
+        }
+        Ok(())
+    }
+
+    /// Submits the pending run of appended pages.
+    fn flush_pending(&mut self, below: &mut dyn BlockDevice) -> Result<(), SimError> {
+        if self.pending.pages == 0 {
+            return Ok(());
+        }
+        self.stats.write_pages_out += u64::from(self.pending.pages);
+        let result = below.submit(&self.pending);
+        self.pending.pages = 0;
+        self.pending.fingerprints.clear();
+        result.map(|_| ())
+    }
+
+    fn open_segment(
+        &mut self,
+        log: usize,
+        host: bool,
+        below: &mut dyn BlockDevice,
+    ) -> Result<u32, SimError> {
+        if host && self.free.len() as u32 <= self.cfg.free_segments_low {
+            self.clean(log, below)?;
+            // Cleaning copies may have opened a segment for this stream.
+            let seg = self.open[log];
+            if seg != NONE && self.segs.write_ptr[seg as usize] < self.layout.segment_pages {
+                return Ok(seg);
+            }
+        }
+        let Some(seg) = self.free.pop_front() else {
+            return Err(SimError::DeviceFull {
+                closed_blocks: self.victims.len(),
+                free_blocks: 0,
+            });
+        };
+        let s = seg as usize;
+        debug_assert_eq!(self.segs.state[s], BlockState::Free);
+        self.segs.state[s] = BlockState::Open;
+        self.segs.owner[s] = log as u32;
+        self.segs.stream[s] = log as u16;
+        self.segs.seq[s] = self.next_seq;
+        self.next_seq += 1;
+        self.open[log] = seg;
+        Ok(seg)
+    }
+
+    fn close_segment(&mut self, seg: u32, below: &mut dyn BlockDevice) -> Result<(), SimError> {
+        let s = seg as usize;
+        self.open[self.segs.owner[s] as usize] = NONE;
+        self.segs.state[s] = BlockState::Full;
+        self.segs.owner[s] = NONE;
+        self.victims.insert(seg, &self.segs);
+        if self.cfg.metadata {
+            // The segment's summary block, in place in the SSA area.
+            let ssa = self.layout.meta_start + 2 * self.layout.pack_pages + u64::from(seg);
+            self.write_meta(ssa, 1, below)?;
+        }
+        Ok(())
+    }
+
+    /// Writes `pages` metadata pages in place from `lpn` below.
+    fn write_meta(
+        &mut self,
+        lpn: u64,
+        pages: u32,
+        below: &mut dyn BlockDevice,
+    ) -> Result<(), SimError> {
+        self.flush_pending(below)?;
+        self.scratch.set(Op::Write, lpn, pages);
+        if self.content.is_some() {
+            // Metadata is never a duplicate of anything.
+            let salt = self.stats.metadata_pages;
+            self.scratch
+                .fingerprints
+                .extend((0..u64::from(pages)).map(|k| crate::hash::splitmix64(salt + k) | 1 << 63));
+        }
+        self.stats.metadata_pages += u64::from(pages);
+        self.stats.write_pages_out += u64::from(pages);
+        below.submit(&self.scratch).map(|_| ())
+    }
+
+    /// Cleans victims until more than `free_segments_high` segments are
+    /// free, or stream `log` has room and the low watermark is met.
+    fn clean(&mut self, log: usize, below: &mut dyn BlockDevice) -> Result<(), SimError> {
+        let defer = self.cfg.coordination == Coordination::DeferLower;
+        if defer {
+            self.flush_pending(below)?;
+            below.hint(Hint::UpperGcStarted);
+        }
+        self.cleaning = true;
+        let result = self.clean_until_done(log, below);
+        self.cleaning = false;
+        if defer {
+            let flushed = self.flush_pending(below);
+            below.hint(Hint::UpperGcEnded);
+            flushed?;
+        }
+        result
+    }
+
+    fn clean_until_done(
+        &mut self,
+        log: usize,
+        below: &mut dyn BlockDevice,
+    ) -> Result<(), SimError> {
+        let seg_pages = self.layout.segment_pages;
+        let mut fruitless = 0u32;
+        loop {
+            let free = self.free.len() as u32;
+            let room =
+                self.open[log] != NONE && self.segs.write_ptr[self.open[log] as usize] < seg_pages;
+            if free > self.cfg.free_segments_high || (room && free >= self.cfg.free_segments_low) {
+                return Ok(());
+            }
+            let Some(victim) = self.victims.choose(&self.segs, &mut self.rng, self.now) else {
+                return Err(SimError::DeviceFull {
+                    closed_blocks: 0,
+                    free_blocks: free,
+                });
+            };
+            if self.segs.valid[victim as usize] == seg_pages {
+                // Nothing to gain; greedy chose the emptiest, so nothing can be.
+                fruitless += 1;
+                if self.victims.policy() == VictimPolicy::Greedy || fruitless > self.layout.segments
+                {
+                    self.victims.insert(victim, &self.segs);
+                    return Err(SimError::DeviceFull {
+                        closed_blocks: self.victims.len(),
+                        free_blocks: free,
+                    });
+                }
+            } else {
+                fruitless = 0;
+            }
+            self.reclaim(victim, below)?;
+        }
+    }
+
+    /// Moves the valid pages of `victim` (out of the victim index) to the
+    /// head of their append stream and frees it. The pages are staged first
+    /// (read below), so the victim itself may take them back: no hidden
+    /// reserve, as in the FTL and the analytical models.
+    fn reclaim(&mut self, victim: u32, below: &mut dyn BlockDevice) -> Result<(), SimError> {
+        self.flush_pending(below)?;
+        let seg_pages = self.layout.segment_pages;
+        let first = victim * seg_pages;
+        let v = victim as usize;
+        let log = usize::from(self.segs.stream[v]);
+        self.staged.clear();
+        let mut run_start = NONE;
+        for lp in first..first + seg_pages {
+            let lpn = self.p2l[lp as usize];
+            if lpn != NONE {
+                let content = self.content.as_ref().map_or(0, |c| c[lp as usize]);
+                self.staged.push((lpn, content));
+                if run_start == NONE {
+                    run_start = lp;
+                }
+            } else if run_start != NONE {
+                self.read_below(run_start, lp - run_start, below)?;
+                run_start = NONE;
+            }
+        }
+        if run_start != NONE {
+            self.read_below(run_start, first + seg_pages - run_start, below)?;
+        }
+        let valid = self.staged.len() as u32;
+        assert_eq!(
+            valid, self.segs.valid[v],
+            "segment {victim}: valid count disagrees with the mapping"
+        );
+        self.stats.gc_count += 1;
+        self.stats.gc_copy_pages += u64::from(valid);
+        for &(lpn, _) in &self.staged {
+            let lp = self.l2p[lpn as usize];
+            self.p2l[lp as usize] = NONE;
+            self.l2p[lpn as usize] = NONE;
+        }
+        self.segs.valid[v] = 0;
+        self.segs.write_ptr[v] = 0;
+        self.segs.state[v] = BlockState::Free;
+        self.segs.erase_count[v] += 1;
+        self.free.push_back(victim);
+        // A zone must be reset before it is written again; on a
+        // conventional device the trim tells the FTL the pages are dead.
+        if self.cfg.trim || self.zoned {
+            self.trim_below(u64::from(first), seg_pages, below)?;
+        }
+        let staged = std::mem::take(&mut self.staged);
+        for &(lpn, content) in &staged {
+            self.append(log, u64::from(lpn), content, false, below)?;
+            self.mark_node_dirty(u64::from(lpn));
+        }
+        self.staged = staged;
+        Ok(())
+    }
+
+    fn read_below(
+        &mut self,
+        lp: u32,
+        pages: u32,
+        below: &mut dyn BlockDevice,
+    ) -> Result<(), SimError> {
+        self.stats.read_pages_out += u64::from(pages);
+        self.scratch.set(Op::Read, u64::from(lp), pages);
+        below.submit(&self.scratch).map(|_| ())
+    }
+
+    fn trim_below(
+        &mut self,
+        lp: u64,
+        pages: u32,
+        below: &mut dyn BlockDevice,
+    ) -> Result<(), SimError> {
+        self.stats.trim_pages_out += u64::from(pages);
+        self.scratch.set(Op::Trim, lp, pages);
+        below.submit(&self.scratch).map(|_| ())
+    }
+
+    /// Writes the dirty mapping pages to the log and a checkpoint pack in place.
+    fn checkpoint(&mut self, below: &mut dyn BlockDevice) -> Result<(), SimError> {
+        let nodes = std::mem::take(&mut self.dirty_nodes);
+        // Node pages go to the hot-node log under f2fs separation, else the last log.
+        let log = match self.cfg.separation {
+            Separation::F2fs => f2fs_log(0, self.open.len()),
+            _ => self.open.len() - 1,
+        };
+        for &node in &nodes {
+            self.node_dirty[node as usize / 64] &= !(1u64 << (node % 64));
+            let lpn = self.layout.user_pages + u64::from(node);
+            self.unmap(lpn);
+            let content = crate::hash::splitmix64(lpn ^ self.checkpoints << 32) | 1 << 62;
+            self.append(log, lpn, content, true, below)?;
+            self.stats.metadata_pages += 1;
+        }
+        // Cleaning during the appends may have dirtied more: they wait for the next checkpoint.
+        let mut nodes = nodes;
+        nodes.clear();
+        nodes.append(&mut self.dirty_nodes);
+        self.dirty_nodes = nodes;
+        self.flush_pending(below)?;
+        let pack = self.layout.meta_start + (self.checkpoints % 2) * self.layout.pack_pages;
+        self.checkpoints += 1;
+        self.write_meta(pack, self.layout.pack_pages as u32, below)
+    }
+
+    fn write(&mut self, req: &Request, below: &mut dyn BlockDevice) -> Result<(), SimError> {
+        self.check_range(req.lpn, req.pages)?;
+        if !req.fingerprints.is_empty() && self.content.is_none() {
+            self.content = Some(vec![0; self.p2l.len()]);
+        }
+        let log = self.classify(req.lpn, req.stream);
+        for (i, lpn) in req.lpns().enumerate() {
+            self.now += 1;
+            // Each page by its own update interval (the first is classified above).
+            let log = if i == 0 || self.cfg.separation == Separation::None {
+                log
+            } else {
+                self.classify(lpn, req.stream)
+            };
+            self.unmap(lpn);
+            let content = req.fingerprints.get(i).copied().unwrap_or(0);
+            self.append(log, lpn, content, true, below)?;
+            self.mark_node_dirty(lpn);
+        }
+        self.flush_pending(below)?;
+        if self.cfg.metadata && self.stats.write_pages_in >= self.next_checkpoint_at {
+            self.next_checkpoint_at = self.stats.write_pages_in + self.cfg.checkpoint_pages;
+            self.checkpoint(below)?;
+        }
+        Ok(())
+    }
+
+    fn read(&mut self, req: &Request, below: &mut dyn BlockDevice) -> Result<Completion, SimError> {
+        self.check_range(req.lpn, req.pages)?;
+        let mut done = Completion::default();
+        let (mut run_start, mut run_pages) = (0u32, 0u32);
+        for lpn in req.lpns() {
+            let lp = self.l2p[lpn as usize];
+            if lp == NONE {
+                done.unmapped_pages += 1;
+                continue;
+            }
+            done.mapped_pages += 1;
+            if run_pages > 0 && run_start + run_pages == lp {
+                run_pages += 1;
+                continue;
+            }
+            if run_pages > 0 {
+                self.read_below(run_start, run_pages, below)?;
+            }
+            (run_start, run_pages) = (lp, 1);
+        }
+        if run_pages > 0 {
+            self.read_below(run_start, run_pages, below)?;
+        }
+        Ok(done)
+    }
+
+    fn trim(&mut self, req: &Request, below: &mut dyn BlockDevice) -> Result<(), SimError> {
+        self.check_range(req.lpn, req.pages)?;
+        let (mut run_start, mut run_pages) = (0u32, 0u32);
+        for lpn in req.lpns() {
+            let lp = self.l2p[lpn as usize];
+            if lp == NONE {
+                continue;
+            }
+            self.unmap(lpn);
+            self.mark_node_dirty(lpn);
+            if !self.cfg.trim {
+                continue;
+            }
+            if run_pages > 0 && run_start + run_pages == lp {
+                run_pages += 1;
+                continue;
+            }
+            if run_pages > 0 {
+                self.trim_below(u64::from(run_start), run_pages, below)?;
+            }
+            (run_start, run_pages) = (lp, 1);
+        }
+        if run_pages > 0 {
+            self.trim_below(u64::from(run_start), run_pages, below)?;
+        }
+        Ok(())
+    }
+
+    /// Remap (dst takes src's pages below, src unmapped) is a change of the
+    /// layer's own mapping; clone is a copy through the log (the layer keeps
+    /// one logical page per page below). Refused, changing nothing, when a
+    /// range is outside the space, the ranges overlap or a source page holds
+    /// no data.
+    fn move_pages(&mut self, req: &Request, below: &mut dyn BlockDevice) -> Result<(), SimError> {
+        let len = u64::from(req.pages);
+        let (src, dst) = (req.src_lpn, req.lpn);
+        let user = self.layout.user_pages;
+        if src + len > user || dst + len > user {
+            return Err(SimError::BadRequest(format!(
+                "{} of {len} pages from {src} to {dst} reaches past the log layer's {user} pages",
+                req.op
+            )));
+        }
+        if src < dst + len && dst < src + len {
+            return Err(SimError::BadRequest(format!(
+                "{} ranges overlap: {src}..{} and {dst}..{}",
+                req.op,
+                src + len,
+                dst + len
+            )));
+        }
+        if let Some(lpn) = (src..src + len).find(|&l| self.l2p[l as usize] == NONE) {
+            return Err(SimError::BadRequest(format!(
+                "{} source page {lpn} holds no data",
+                req.op
+            )));
+        }
+        if req.op == Op::Remap {
+            for k in 0..len {
+                self.unmap(dst + k);
+                let lp = std::mem::replace(&mut self.l2p[(src + k) as usize], NONE);
+                self.l2p[(dst + k) as usize] = lp;
+                self.p2l[lp as usize] = (dst + k) as u32;
+                self.mark_node_dirty(src + k);
+                self.mark_node_dirty(dst + k);
+            }
+            return Ok(());
+        }
+        // Clone: read the source, write it as new data at the destination.
+        let mut copy = Request::default();
+        copy.set(Op::Write, dst, req.pages);
+        copy.stream = req.stream;
+        copy.context = req.context;
+        if let Some(c) = &self.content {
+            copy.fingerprints
+                .extend((src..src + len).map(|l| c[self.l2p[l as usize] as usize]));
+        }
+        let mut read = Request::default();
+        read.set(Op::Read, src, req.pages);
+        self.read(&read, below)?;
+        // Not counted as pages written in: the copy is the layer's own work.
+        self.write(&copy, below)
+    }
+
+    /// The page below that holds logical page `lpn`, if any.
+    pub fn translate(&self, lpn: u64) -> Option<u64> {
+        let lp = *self.l2p.get(lpn as usize)?;
+        (lp != NONE && lpn < self.layout.user_pages).then_some(u64::from(lp))
+    }
+}
+
+/// The log of an f2fs class (0..6: hot, warm, cold node; hot, warm, cold
+/// data) when there are `logs` append streams, as F2FS folds its six logs
+/// with fewer active logs: 2 logs = node | data; 4 = hot/warm node | cold
+/// node | hot/warm data | cold data; 6 = one each. Others round down to the
+/// nearest of these.
+fn f2fs_log(class: usize, logs: usize) -> usize {
+    let node = class < 3;
+    let temp = class % 3;
+    match logs {
+        1 => 0,
+        2 | 3 => usize::from(!node),
+        4 | 5 => 2 * usize::from(!node) + usize::from(temp == 2),
+        _ => class,
+    }
+}
+
+impl HostLayer for LogLayer {
+    fn name(&self) -> &'static str {
+        "log"
+    }
+
+    fn submit(
+        &mut self,
+        req: &Request,
+        below: &mut dyn BlockDevice,
+    ) -> Result<Completion, SimError> {
+        let pages = u64::from(req.pages);
+        match req.op {
+            Op::Write => {
+                self.stats.write_pages_in += pages;
+                self.write(req, below)?;
+                Ok(Completion::default())
+            }
+            Op::Read => {
+                self.stats.read_pages_in += pages;
+                self.read(req, below)
+            }
+            Op::Trim => {
+                self.stats.trim_pages_in += pages;
+                self.trim(req, below)?;
+                Ok(Completion::default())
+            }
+            Op::Flush => below.submit(req),
+            Op::Remap | Op::Clone => {
+                self.move_pages(req, below)?;
+                Ok(Completion::default())
+            }
+        }
+    }
+
+    fn stats(&self) -> LayerStats {
+        self.stats.clone().with_wa()
+    }
+
+    fn translate(&self, lpn: u64) -> Option<u64> {
+        LogLayer::translate(self, lpn)
+    }
+
+    fn check(&self) -> Result<(), SimError> {
+        let bad = |m: String| Err(SimError::Invariant(format!("log layer: {m}")));
+        let seg_pages = self.layout.segment_pages;
+        let mut valid = vec![0u32; self.layout.segments as usize];
+        for (lpn, &lp) in self.l2p.iter().enumerate() {
+            if lp == NONE {
+                continue;
+            }
+            if self.p2l.get(lp as usize) != Some(&(lpn as u32)) {
+                return bad(format!(
+                    "page {lpn} maps to {lp}, whose reverse map disagrees"
+                ));
+            }
+            valid[(lp / seg_pages) as usize] += 1;
+        }
+        for (lp, &lpn) in self.p2l.iter().enumerate() {
+            if lpn != NONE && self.l2p[lpn as usize] != lp as u32 {
+                return bad(format!(
+                    "page below {lp} claims page {lpn}, which maps elsewhere"
+                ));
+            }
+        }
+        let (mut free, mut open) = (0usize, 0usize);
+        for s in 0..self.layout.segments as usize {
+            if self.segs.valid[s] != valid[s] {
+                return bad(format!(
+                    "segment {s} counts {} valid pages, the mapping {}",
+                    self.segs.valid[s], valid[s]
+                ));
+            }
+            match self.segs.state[s] {
+                BlockState::Free => {
+                    free += 1;
+                    if valid[s] != 0 {
+                        return bad(format!("free segment {s} holds {} pages", valid[s]));
+                    }
+                }
+                BlockState::Open => open += 1,
+                BlockState::Full => {
+                    if !self.cleaning {
+                        self.victims
+                            .check_member(s as u32, valid[s])
+                            .or_else(|m| bad(m))?;
+                    }
+                }
+                BlockState::Retired => return bad(format!("segment {s} retired")),
+            }
+        }
+        if free != self.free.len() {
+            return bad(format!(
+                "{free} segments are free but the free list holds {}",
+                self.free.len()
+            ));
+        }
+        if open != self.open.iter().filter(|&&s| s != NONE).count() {
+            return bad(format!("{open} segments are open, not one per stream"));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn f2fs_folds_six_classes_onto_fewer_logs() {
+        let logs_of = |n| (0..6).map(|c| f2fs_log(c, n)).collect::<Vec<_>>();
+        assert_eq!(logs_of(1), [0, 0, 0, 0, 0, 0]);
+        assert_eq!(logs_of(2), [0, 0, 0, 1, 1, 1]);
+        assert_eq!(logs_of(4), [0, 0, 1, 2, 2, 3]);
+        assert_eq!(logs_of(6), [0, 1, 2, 3, 4, 5]);
+        for n in 1..=6 {
+            assert!(logs_of(n).iter().all(|&l| l < n), "{n} logs");
+        }
+    }
+}
