@@ -136,6 +136,8 @@ pub struct VariantRun {
 pub struct WorkloadResult {
     pub name: String,
     pub title: String,
+    /// The variant normalized metrics divide by.
+    pub baseline: String,
     pub runs: Vec<VariantRun>,
 }
 
@@ -229,7 +231,7 @@ fn check_fields(exp: &Experiment, report: &Value) -> Result<()> {
             .chain(m.vs_field.iter().map(|f| ("vs_field", f)))
             .chain(m.when_positive.iter().map(|f| ("when_positive", f)));
         for (key, field) in fields {
-            if report.get(field).is_none() {
+            if lookup(report, field).is_none() {
                 bail!(
                     "{}: key `metrics[{i}].{key}`: `{field}` is not a field of the run report (see `ftlsim run --json`)",
                     exp.origin
@@ -290,12 +292,18 @@ pub fn run_experiment(
         };
         plan.push((w, table, origin, trace));
     }
-    let total = plan.len() * spec.variants.len();
+    let total: usize = plan
+        .iter()
+        .map(|(w, ..)| spec.variants.iter().filter(|v| w.runs(&v.name)).count())
+        .sum();
     let mut done = 0;
     let mut results = Vec::with_capacity(plan.len());
     for (w, table, origin, trace) in plan {
         let mut runs = Vec::with_capacity(spec.variants.len());
         for (vi, v) in spec.variants.iter().enumerate() {
+            if !w.runs(&v.name) {
+                continue;
+            }
             let cfg = build_config(exp, &table, &origin, vi, opts, trace.as_deref())?;
             progress(RunProgress {
                 done,
@@ -320,6 +328,7 @@ pub fn run_experiment(
         results.push(WorkloadResult {
             name: w.name.clone(),
             title: w.title.clone(),
+            baseline: w.baseline.clone().unwrap_or_else(|| spec.baseline.clone()),
             runs,
         });
     }
@@ -334,8 +343,17 @@ pub fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     }
 }
 
+/// A numeric field of a report: a top-level key, or a dotted path into
+/// its arrays and objects (`layers.0.wa`: the top layer's WA).
 fn field(report: &Value, name: &str) -> Option<f64> {
-    report.get(name).and_then(Value::as_f64)
+    lookup(report, name).and_then(Value::as_f64)
+}
+
+fn lookup<'a>(report: &'a Value, name: &str) -> Option<&'a Value> {
+    name.split('.').try_fold(report, |v, part| match v {
+        Value::Array(items) => items.get(part.parse::<usize>().ok()?),
+        _ => v.get(part),
+    })
 }
 
 impl MetricSpec {

@@ -23,14 +23,30 @@ macro_rules! embed {
 }
 
 /// The built-in experiments; adding one is its TOML file and one entry here.
-pub const BUILT_IN: &[BuiltIn] = &[BuiltIn {
-    name: "coldmap",
-    file: embed!("experiments/coldmap.toml"),
-    configs: &[
-        embed!("examples/coldmap/fio.toml"),
-        embed!("examples/coldmap/tpcc.toml"),
-        embed!("examples/coldmap/sysbench.toml"),
-        embed!("examples/coldmap/ycsb.toml"),
-        embed!("examples/coldmap/homes.toml"),
-    ],
-}];
+pub const BUILT_IN: &[BuiltIn] = &[
+    BuiltIn {
+        name: "coldmap",
+        file: embed!("experiments/coldmap.toml"),
+        configs: &[
+            embed!("examples/coldmap/fio.toml"),
+            embed!("examples/coldmap/tpcc.toml"),
+            embed!("examples/coldmap/sysbench.toml"),
+            embed!("examples/coldmap/ycsb.toml"),
+            embed!("examples/coldmap/homes.toml"),
+        ],
+    },
+    BuiltIn {
+        name: "log-on-log",
+        file: embed!("experiments/log-on-log.toml"),
+        configs: &[
+            embed!("examples/log-on-log/uniform-90.toml"),
+            embed!("examples/log-on-log/uniform-70.toml"),
+            embed!("examples/log-on-log/skewed-90.toml"),
+            embed!("examples/log-on-log/skewed-70.toml"),
+            embed!("examples/log-on-log/metadata.toml"),
+            embed!("examples/log-on-log/trim.toml"),
+            embed!("examples/log-on-log/coordination.toml"),
+            embed!("examples/log-on-log/zoned.toml"),
+        ],
+    },
+];

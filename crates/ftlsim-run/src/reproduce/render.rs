@@ -170,7 +170,7 @@ pub fn render(exp: &Experiment, results: &[WorkloadResult], quick: bool) -> Stri
             let mut row = vec![run.variant.clone()];
             row.extend(raw.iter().map(|m| formatted(m, m.of(run))));
             row.extend(norm.iter().map(|m| {
-                m.ratio(w, &run.variant, &spec.baseline)
+                m.ratio(w, &run.variant, &w.baseline)
                     .map_or_else(|| "-".into(), |x| format!("{x:.3}"))
             }));
             rows.push(row);
@@ -335,7 +335,7 @@ pub fn write_outputs(
             .map(|w| {
                 variants
                     .iter()
-                    .map(|v| m.ratio(w, v, &exp.spec.baseline))
+                    .map(|v| m.ratio(w, v, &w.baseline))
                     .collect()
             })
             .collect();
@@ -415,7 +415,7 @@ fn csv_text(exp: &Experiment, results: &[WorkloadResult]) -> Result<String> {
                 let _ = write!(
                     out,
                     ",{}",
-                    m.ratio(w, &run.variant, &spec.baseline)
+                    m.ratio(w, &run.variant, &w.baseline)
                         .map_or(String::new(), |x| x.to_string())
                 );
             }

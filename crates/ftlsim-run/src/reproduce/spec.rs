@@ -64,6 +64,20 @@ pub struct WorkloadSpec {
     /// A trace file the config replays, looked up in the traces folder.
     #[serde(default)]
     pub trace: Option<String>,
+    /// The variants this workload runs, in the experiment's order (default:
+    /// all of them), for experiments whose parts vary different things.
+    #[serde(default)]
+    pub variants: Vec<String>,
+    /// This workload's baseline variant (default: the experiment's).
+    #[serde(default)]
+    pub baseline: Option<String>,
+}
+
+impl WorkloadSpec {
+    /// Whether the workload runs variant `name`.
+    pub fn runs(&self, name: &str) -> bool {
+        self.variants.is_empty() || self.variants.iter().any(|v| v == name)
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -213,6 +227,16 @@ impl Spec {
             }
         };
         variant("baseline".into(), &self.baseline)?;
+        for (i, w) in self.workloads.iter().enumerate() {
+            for v in &w.variants {
+                variant(format!("workloads[{i}].variants"), v)?;
+            }
+            let baseline = w.baseline.as_deref().unwrap_or(&self.baseline);
+            variant(format!("workloads[{i}].baseline"), baseline)?;
+            if !w.runs(baseline) {
+                bail!("key `workloads[{i}].baseline`: `{baseline}` is not among the workload's variants");
+            }
+        }
         for (key, size) in [
             ("sizes.full", &self.sizes.full),
             ("sizes.quick", &self.sizes.quick),
