@@ -271,3 +271,75 @@ fn set_requests_replaces_writes_and_empty_windows_say_why() {
         "{v}"
     );
 }
+
+#[test]
+fn bad_log_layer_input_is_named() {
+    let log = "examples/log.toml";
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../");
+    let path = format!("{root}{log}");
+    let run = |sets: &[&str], needle: &str| {
+        let mut args = vec!["run", path.as_str()];
+        for s in sets {
+            args.extend(["--set", s]);
+        }
+        assert_rejected(&args, needle);
+    };
+    run(
+        &["host.layers[0].segment_bytes=1000"],
+        "host.layers[0].segment_bytes",
+    );
+    run(
+        &["host.layers[0].capacity_ratio=1.0"],
+        "host.layers[0].capacity_ratio",
+    );
+    run(
+        &["host.layers[0].capacity_ratio=0"],
+        "host.layers[0].capacity_ratio",
+    );
+    run(
+        &["host.layers[0].capacity_ratio=-0.5"],
+        "host.layers[0].capacity_ratio",
+    );
+    run(
+        &["host.layers[0].append_streams=7"],
+        "host.layers[0].append_streams",
+    );
+    run(
+        &["device.zoned=true", "device.max_open_zones=0"],
+        "device.max_open_zones",
+    );
+    run(&["host.layers[0].separation=\"lfs\""], "host.layers");
+    run(&["host.layers[5].type=\"log\""], "host.layers");
+    // A zoned device under a run with no log layer on top of it.
+    assert_rejected(&["run", "--set", "device.zoned=true"], "device.zoned");
+}
+
+#[test]
+fn a_log_over_the_ftl_reports_each_layer() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/log.toml");
+    let (json, _) = run_json(&[
+        path,
+        "--set",
+        "device.blocks=512",
+        "--set",
+        "workload.warmup=\"1x\"",
+        "--set",
+        "workload.writes=\"1x\"",
+    ]);
+    let layers = json["layers"].as_array().expect("layers");
+    assert_eq!(layers.len(), 2);
+    assert_eq!(layers[0]["name"], "log");
+    for key in [
+        "wa",
+        "gc_count",
+        "gc_copy_pages",
+        "metadata_pages",
+        "trim_pages_out",
+    ] {
+        assert!(layers[0].get(key).is_some(), "layers[0] lacks `{key}`");
+    }
+    let tcwa = json["tcwa"].as_f64().expect("tcwa");
+    let product = layers[0]["wa"].as_f64().unwrap() * layers[1]["wa"].as_f64().unwrap();
+    assert!((tcwa - product).abs() < 1e-9, "{tcwa} vs {product}");
+    assert!(layers[0]["gc_count"].as_u64().unwrap() > 0);
+}

@@ -366,3 +366,50 @@ fn tables_pattern_checks_its_keys() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("workload.pareto_h"), "{err}");
 }
+
+/// `reproduce log-on-log --quick`: every part of the experiment shows the
+/// direction docs/log-on-log.md reports.
+#[test]
+fn log_on_log_quick_shows_the_papers_directions() {
+    let out = ftlsim(&["reproduce", "log-on-log", "--quick", "--json"]);
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let w = &json["workloads"];
+    let tcwa = |workload: &str, variant: &str| num(&w[workload][variant], "tcwa");
+    // (a) flat while the lower segment is at most the upper, rising past it.
+    for workload in ["uniform-90", "uniform-70", "skewed-90"] {
+        let t = |l: u32| tcwa(workload, &format!("u16-l{l}"));
+        assert!(
+            (t(8) - t(16)).abs() < 1e-9,
+            "{workload}: {} vs {}",
+            t(8),
+            t(16)
+        );
+        assert!(
+            t(16) < t(32) && t(32) < t(64) && t(64) < t(256),
+            "{workload}"
+        );
+        let u = |l: u32| tcwa(workload, &format!("u64-l{l}"));
+        assert!((u(8) - u(64)).abs() < 1e-9 && u(64) < u(128) && u(128) < u(256));
+    }
+    // (b) six append streams with metadata write more than two.
+    assert!(tcwa("streams", "streams-6") > tcwa("streams", "streams-2"));
+    let meta = |v: &str| {
+        w["streams"][v]["layers"][0]["metadata_pages"]
+            .as_u64()
+            .unwrap()
+    };
+    assert!(meta("streams-6") > meta("streams-2"));
+    // (c) TRIM off raises TCWA.
+    assert!(tcwa("trim", "trim-off") > tcwa("trim", "trim-on"));
+    // (d) uncoordinated cleaning costs more device GC.
+    let gc = |v: &str| num(&w["coordination"][v], "gc_count");
+    assert!(gc("coord-none") > gc("coord-defer"));
+    // (e) the zoned stack: device WAF 1 and lower TCWA.
+    assert_eq!(num(&w["zoned"]["on-zones"], "waf"), 1.0);
+    assert!(tcwa("zoned", "on-zones") < tcwa("zoned", "over-ftl"));
+}
