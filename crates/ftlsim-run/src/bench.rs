@@ -40,6 +40,24 @@ pub struct BenchReport {
     /// median of the timed segments, reading and decoding included.
     pub trace_replay_requests_per_sec: f64,
     pub trace_replay_segments_requests_per_sec: Vec<f64>,
+    /// One log layer (capacity 0.9, block-sized segments, trim) over the
+    /// first case's device.
+    pub log_layer: LogBenchCase,
+}
+
+/// A log layer over the FTL: page writes per second at the top of the
+/// stack and at the device (the layer's cleaning writes included), to hold
+/// against the plain case's host page writes per second.
+#[derive(Debug, Clone, Serialize)]
+pub struct LogBenchCase {
+    pub name: String,
+    pub top_writes_per_sec: f64,
+    pub device_writes_per_sec: f64,
+    /// Device page writes per second over the plain FTL's host page writes
+    /// per second on the same device.
+    pub device_writes_vs_plain: f64,
+    pub log_wa: f64,
+    pub waf: f64,
 }
 
 /// Generates a native trace of random 4 KiB writes over the logical space of
@@ -140,6 +158,40 @@ fn steady_state_rates(cfg: &Config, segments: usize) -> Result<(Simulation, Vec<
     Ok((sim, rates))
 }
 
+/// The log layer case: like `steady_state_rates`, counting pages at both ends.
+fn log_case(blocks: u32, segments: usize, plain_writes_per_sec: f64) -> Result<LogBenchCase> {
+    let mut cfg = device(blocks, 256, 0.28);
+    cfg.host.layers = vec![ftlsim::host::LayerConfig::Log(
+        ftlsim::host::log::LogConfig {
+            capacity_ratio: 0.9,
+            segment_pages: 256,
+            ..Default::default()
+        },
+    )];
+    let mut sim = Simulation::new(&cfg, &RunOptions::default())?;
+    sim.precondition(&mut |_| {})?;
+    sim.warm_up(&mut |_| {})?;
+    let (mut top, mut dev) = (Vec::with_capacity(segments), Vec::with_capacity(segments));
+    for _ in 0..segments {
+        let before = sim.ssd().counters.host_write_pages;
+        let start = Instant::now();
+        sim.measure(&mut |_| {})?;
+        let secs = start.elapsed().as_secs_f64();
+        top.push(sim.measured_units() as f64 / secs);
+        dev.push((sim.ssd().counters.host_write_pages - before) as f64 / secs);
+    }
+    let report = sim.finish()?;
+    let device_writes_per_sec = median(&dev);
+    Ok(LogBenchCase {
+        name: format!("log layer (0.9, 256-page segments) over {blocks} blocks, Sf 0.28"),
+        top_writes_per_sec: median(&top),
+        device_writes_per_sec,
+        device_writes_vs_plain: device_writes_per_sec / plain_writes_per_sec,
+        log_wa: report.layers[0].wa.unwrap_or(0.0),
+        waf: report.window.waf.unwrap_or(0.0),
+    })
+}
+
 /// Peak resident set size of this process (Linux VmHWM), if it can be read.
 pub fn peak_rss_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -232,7 +284,12 @@ pub fn run_bench(
     }
     progress("native trace replay, 4096 blocks x 256 pages, Sf 0.28");
     let replay = trace_replay_case(segments)?;
+    progress(&format!(
+        "log layer over {blocks} blocks x 256 pages, Sf 0.28"
+    ));
+    let log_layer = log_case(blocks, segments, cases[0].host_writes_per_sec)?;
     Ok(BenchReport {
+        log_layer,
         trace_replay_requests_per_sec: median(&replay),
         trace_replay_segments_requests_per_sec: replay,
         timed_requests_per_sec: timed_cases[0].requests_per_sec,
@@ -273,6 +330,16 @@ pub fn render(r: &BenchReport) -> String {
         "native trace replay, 4096 blocks, Sf 0.28",
         r.trace_replay_requests_per_sec / 1e6,
         r.trace_replay_segments_requests_per_sec.len()
+    );
+    let l = &r.log_layer;
+    s += &format!(
+        "{:<52} {:>6.2} M top writes/s, {:.2} M device writes/s ({:.2} x the plain case), log WA {:.3}, WAF {:.3}\n",
+        l.name,
+        l.top_writes_per_sec / 1e6,
+        l.device_writes_per_sec / 1e6,
+        l.device_writes_vs_plain,
+        l.log_wa,
+        l.waf
     );
     if let Some(rss) = r.peak_rss_bytes {
         s += &format!("peak RSS {:.1} MiB\n", rss as f64 / (1024.0 * 1024.0));
