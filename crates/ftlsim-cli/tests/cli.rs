@@ -343,3 +343,35 @@ fn a_log_over_the_ftl_reports_each_layer() {
     assert!((tcwa - product).abs() < 1e-9, "{tcwa} vs {product}");
     assert!(layers[0]["gc_count"].as_u64().unwrap() > 0);
 }
+
+#[test]
+fn a_stack_writes_each_layers_wa_over_time() {
+    let dir = temp_dir("cli", "log-series");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/log.toml");
+    let out_dir = dir.join("out");
+    let mut args = vec!["run", path];
+    args.extend_from_slice(SMALL);
+    args.extend(["--out", out_dir.to_str().unwrap()]);
+    let out = ftlsim(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = std::fs::read_to_string(out_dir.join("layers_timeseries.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("phase,host_write_pages,layer,name,window_write_pages_in,window_write_pages_out,window_wa")
+    );
+    let rows: Vec<&str> = lines.collect();
+    assert!(rows
+        .iter()
+        .any(|r| r.starts_with("measure,") && r.contains(",0,log,")));
+    assert!(rows.iter().any(|r| r.contains(",1,ssd,")));
+    let svg = std::fs::read_to_string(out_dir.join("waf.svg")).unwrap();
+    assert!(
+        svg.contains("layer 0 (log) window WA"),
+        "the WAF plot shows the log's WA"
+    );
+}

@@ -4,9 +4,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use ftlsim::metrics::{Phase, SeriesRow};
+use ftlsim::metrics::{LayerSeriesRow, Phase, SeriesRow};
 use ftlsim::{Config, Report};
-use plotters::prelude::{BLUE, RED};
+use plotters::prelude::{RGBColor, BLUE, RED};
 
 use crate::plot::{line_chart, ChartSpec, Line, Marker, YScale};
 
@@ -249,9 +249,19 @@ pub fn write_outputs(dir: &Path, report: &Report) -> Result<()> {
     }
     w.flush()?;
     crate::timing_output::write_timing_outputs(dir, report)?;
+    if !report.layer_series.is_empty() {
+        let path = dir.join("layers_timeseries.csv");
+        let mut w = csv::Writer::from_path(&path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        for row in &report.layer_series {
+            w.serialize(row)?;
+        }
+        w.flush()?;
+    }
     plot_waf(
         &dir.join("waf.svg"),
         &report.series,
+        &report.layer_series,
         report.device.logical_pages,
     )
 }
@@ -285,17 +295,31 @@ fn phase_markers(series: &[SeriesRow], x: impl Fn(&SeriesRow) -> f64) -> Vec<Mar
     markers
 }
 
-/// WAF per window and cumulative measured WAF against host writes in drive writes.
-pub fn plot_waf(path: &Path, series: &[SeriesRow], logical_pages: u64) -> Result<()> {
+/// Colors of the per-layer lines (the device's WAF lines are blue and red).
+const LAYER_COLORS: [RGBColor; 4] = [
+    RGBColor(0, 150, 70),
+    RGBColor(230, 140, 0),
+    RGBColor(130, 60, 170),
+    RGBColor(90, 90, 90),
+];
+
+/// WAF per window and cumulative measured WAF against host writes in drive
+/// writes; with host layers, each layer's WA per window too.
+pub fn plot_waf(
+    path: &Path,
+    series: &[SeriesRow],
+    layer_series: &[LayerSeriesRow],
+    logical_pages: u64,
+) -> Result<()> {
     let x = |r: &SeriesRow| r.host_write_pages as f64 / logical_pages.max(1) as f64;
-    let lines = [
+    let mut lines = vec![
         Line {
-            label: "window WAF",
+            label: "window WAF".into(),
             color: BLUE,
             points: series.iter().map(|r| (x(r), r.window_waf)).collect(),
         },
         Line {
-            label: "measured-window WAF",
+            label: "measured-window WAF".into(),
             color: RED,
             points: series
                 .iter()
@@ -304,6 +328,26 @@ pub fn plot_waf(path: &Path, series: &[SeriesRow], logical_pages: u64) -> Result
                 .collect(),
         },
     ];
+    let layers = layer_series
+        .iter()
+        .map(|r| r.layer)
+        .max()
+        .map_or(0, |m| m + 1);
+    // The device's window WAF is drawn already; one line per layer above it.
+    for layer in 0..layers.saturating_sub(1) {
+        let rows = layer_series.iter().filter(|r| r.layer == layer);
+        let name = rows.clone().next().map_or("layer", |r| r.name.as_str());
+        lines.push(Line {
+            label: format!("layer {layer} ({name}) window WA").into(),
+            color: LAYER_COLORS[layer % LAYER_COLORS.len()],
+            points: rows
+                .filter_map(|r| {
+                    let wa = r.window_wa?;
+                    Some((r.host_write_pages as f64 / logical_pages.max(1) as f64, wa))
+                })
+                .collect(),
+        });
+    }
     let markers = phase_markers(series, x);
     let spec = ChartSpec {
         title: "WAF over time",

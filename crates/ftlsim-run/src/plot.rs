@@ -8,7 +8,7 @@ use plotters::prelude::*;
 
 /// One line of a line chart.
 pub struct Line {
-    pub label: &'static str,
+    pub label: std::borrow::Cow<'static, str>,
     pub color: RGBColor,
     pub points: Vec<(f64, f64)>,
 }
@@ -59,7 +59,7 @@ pub fn line_chart(path: &Path, spec: &ChartSpec, lines: &[Line]) -> Result<()> {
     let lines: Vec<Line> = lines
         .iter()
         .map(|l| Line {
-            label: l.label,
+            label: l.label.clone(),
             color: l.color,
             points: l
                 .points
@@ -147,7 +147,7 @@ where
         let color = line.color;
         chart
             .draw_series(LineSeries::new(line.points.iter().copied(), &color))?
-            .label(line.label)
+            .label(line.label.as_ref())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
     }
     chart

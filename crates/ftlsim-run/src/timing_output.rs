@@ -155,7 +155,7 @@ pub fn plot_latency(path: &Path, series: &[LatencyRow]) -> Result<()> {
     let lines: Vec<Line> = columns
         .into_iter()
         .map(|(label, color, pick)| Line {
-            label,
+            label: label.into(),
             color,
             points: series
                 .iter()

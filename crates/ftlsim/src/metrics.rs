@@ -240,6 +240,23 @@ impl Phase {
     }
 }
 
+/// One layer's share of a sample of the time series (stacks only): its WA
+/// over the window that ends at the sample.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LayerSeriesRow {
+    pub phase: Phase,
+    /// The device's host page writes since the start of the run (the x of
+    /// the WAF series).
+    pub host_write_pages: u64,
+    /// Position in the stack, 0 = top; the device is last.
+    pub layer: usize,
+    pub name: String,
+    pub window_write_pages_in: u64,
+    pub window_write_pages_out: u64,
+    /// Pages out / pages in over the window; empty when nothing came in.
+    pub window_wa: Option<f64>,
+}
+
 /// One sample of the WAF-over-time series.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct SeriesRow {

@@ -1,7 +1,7 @@
 //! The WAF-over-time series: a sample every `window` host page writes.
 
 use crate::error::SimError;
-use crate::metrics::{Counters, Phase, SeriesRow};
+use crate::metrics::{Counters, LayerSeriesRow, LayerStats, Phase, SeriesRow};
 
 use super::target::Target;
 
@@ -11,6 +11,9 @@ pub struct Recorder {
     pub last: Counters,
     pub measure_start: Option<Counters>,
     pub rows: Vec<SeriesRow>,
+    /// Per-layer windows, stacks only.
+    pub layer_rows: Vec<LayerSeriesRow>,
+    last_layers: Vec<LayerStats>,
     pub check: bool,
 }
 
@@ -22,6 +25,8 @@ impl Recorder {
             last: Counters::default(),
             measure_start: None,
             rows: Vec::new(),
+            layer_rows: Vec::new(),
+            last_layers: Vec::new(),
             check,
         }
     }
@@ -48,11 +53,37 @@ impl Recorder {
             measured_waf,
             free_blocks: ssd.free_blocks(),
         });
+        self.sample_layers(dev, phase, c.host_write_pages);
         self.last = c;
         self.next_at = c.host_write_pages + self.window;
         if self.check {
             dev.check_invariants()?;
         }
         Ok(())
+    }
+
+    /// Each layer's WA over the window, when there are layers above the device.
+    fn sample_layers<D: Target>(&mut self, dev: &D, phase: Phase, host_write_pages: u64) {
+        let mut now = Vec::new();
+        dev.layer_stats(&mut now);
+        if now.len() < 2 {
+            return;
+        }
+        for (layer, stats) in now.iter().enumerate() {
+            let window = match self.last_layers.get(layer) {
+                Some(before) => stats.since(before),
+                None => stats.clone().with_wa(),
+            };
+            self.layer_rows.push(LayerSeriesRow {
+                phase,
+                host_write_pages,
+                layer,
+                name: stats.name.clone(),
+                window_write_pages_in: window.write_pages_in,
+                window_write_pages_out: window.write_pages_out,
+                window_wa: window.wa,
+            });
+        }
+        self.last_layers = now;
     }
 }

@@ -7,7 +7,9 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::ftl::Ssd;
-use crate::metrics::{Counters, LayerStats, LogHistogram, SeriesRow, StreamCounters};
+use crate::metrics::{
+    Counters, LayerSeriesRow, LayerStats, LogHistogram, SeriesRow, StreamCounters,
+};
 use crate::timing::{LatencyRow, LunRow, TimingSummary};
 
 /// The result of a run.
@@ -39,6 +41,9 @@ pub struct Report {
     /// Samples of WAF over time, every phase.
     #[serde(skip)]
     pub series: Vec<SeriesRow>,
+    /// Each layer's WA per window of the WAF series (stacks only).
+    #[serde(skip)]
+    pub layer_series: Vec<LayerSeriesRow>,
     /// Latency over time (timing on): one row per `timing.series_window` requests.
     #[serde(skip)]
     pub latency_series: Vec<LatencyRow>,
