@@ -152,8 +152,8 @@ fn steps(len: usize) -> impl Strategy<Value = Vec<(u64, Step)>> {
     let step = prop_oneof![
         10 => (1..5u32, 0..60u64, 0..7u16).prop_map(|(n, c, s)| Step::Write(n, c, s)),
         4 => (1..5u32, 1000..100_000u64, 0..7u16).prop_map(|(n, c, s)| Step::Write(n, c, s)),
-        3 => (1..5u32).prop_map(|n| Step::Read(n)),
-        1 => (1..4u32).prop_map(|n| Step::Trim(n)),
+        3 => (1..5u32).prop_map(Step::Read),
+        1 => (1..4u32).prop_map(Step::Trim),
         1 => (0..1u64 << 32, 1..5u32).prop_map(|(d, n)| Step::Remap(d, n)),
         1 => (0..1u64 << 32, 1..5u32).prop_map(|(d, n)| Step::Clone(d, n)),
     ];

@@ -134,7 +134,7 @@ impl Config {
     /// A zoned device: whole zones, an open-zone limit, and a log on top.
     fn validate_zoned(&self) -> Result<(), ConfigError> {
         let d = &self.device;
-        if d.zone_blocks == 0 || d.blocks % d.zone_blocks != 0 {
+        if d.zone_blocks == 0 || !d.blocks.is_multiple_of(d.zone_blocks) {
             return Err(ConfigError::new(
                 "device.zone_blocks",
                 format!(

@@ -1009,26 +1009,24 @@ impl HostLayer for LogLayer {
             }
         }
         let (mut free, mut open) = (0usize, 0usize);
-        for s in 0..self.layout.segments as usize {
-            if self.segs.valid[s] != valid[s] {
+        for (s, &count) in valid.iter().enumerate() {
+            if self.segs.valid[s] != count {
                 return bad(format!(
                     "segment {s} counts {} valid pages, the mapping {}",
-                    self.segs.valid[s], valid[s]
+                    self.segs.valid[s], count
                 ));
             }
             match self.segs.state[s] {
                 BlockState::Free => {
                     free += 1;
-                    if valid[s] != 0 {
-                        return bad(format!("free segment {s} holds {} pages", valid[s]));
+                    if count != 0 {
+                        return bad(format!("free segment {s} holds {} pages", count));
                     }
                 }
                 BlockState::Open => open += 1,
                 BlockState::Full => {
                     if !self.cleaning {
-                        self.victims
-                            .check_member(s as u32, valid[s])
-                            .or_else(|m| bad(m))?;
+                        self.victims.check_member(s as u32, count).or_else(&bad)?;
                     }
                 }
                 BlockState::Retired => return bad(format!("segment {s} retired")),

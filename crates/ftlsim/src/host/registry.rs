@@ -68,14 +68,6 @@ impl LayerConfig {
             LayerConfig::Log(c) => Box::new(log::LogLayer::new(c, below)),
         }
     }
-
-    /// The `type` name.
-    pub fn type_name(&self) -> &'static str {
-        match self {
-            LayerConfig::LbaStreams(_) => "lba-streams",
-            LayerConfig::Log(_) => "log",
-        }
-    }
 }
 
 impl HostConfig {
