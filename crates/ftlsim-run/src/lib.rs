@@ -20,4 +20,4 @@ pub mod timing_output;
 pub mod trace_source;
 pub mod validate;
 
-pub use simulate::{check_memory, simulate};
+pub use simulate::{check_memory, simulate, simulate_with};

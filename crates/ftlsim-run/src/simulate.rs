@@ -31,13 +31,26 @@ pub fn check_memory(cfg: &Config) -> Result<()> {
 
 /// Runs a config from an erased device to the report of its measured window.
 pub fn simulate(cfg: &Config, check: bool, progress: &mut dyn FnMut(Progress)) -> Result<Report> {
+    let options = RunOptions {
+        check,
+        ..RunOptions::default()
+    };
+    simulate_with(cfg, &options, progress)
+}
+
+/// [`simulate`] with every run option (a cancel flag for front ends that
+/// stop runs on Ctrl-C).
+pub fn simulate_with(
+    cfg: &Config,
+    options: &RunOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Report> {
     check_memory(cfg)?;
-    let options = RunOptions { check };
     if cfg.workload.kind != WorkloadType::Trace {
-        return Ok(ftlsim::run(cfg, &options, progress)?);
+        return Ok(ftlsim::run(cfg, options, progress)?);
     }
     let (source, skipped) = crate::trace_source::open_source(cfg)?;
-    let mut sim = Simulation::with_source(cfg, &options, source)?;
+    let mut sim = Simulation::with_source(cfg, options, source)?;
     sim.precondition(progress)?;
     sim.warm_up(progress)?;
     sim.measure(progress)?;

@@ -46,4 +46,7 @@ pub enum SimError {
     BadRequest(String),
     #[error("invariant violated: {0}")]
     Invariant(String),
+    /// The run was asked to stop (`RunOptions::cancel`: Ctrl-C in Python).
+    #[error("interrupted")]
+    Interrupted,
 }

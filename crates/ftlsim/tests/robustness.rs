@@ -110,7 +110,7 @@ proptest! {
 
     #[test]
     fn any_config_ends_in_a_report_or_a_clear_error(c in config()) {
-        match run(&c, &RunOptions { check: true }, &mut |_| {}) {
+        match run(&c, &RunOptions { check: true, ..Default::default() }, &mut |_| {}) {
             Ok(r) => {
                 prop_assert_eq!(r.timing.iops.is_some(), c.timing.is_some());
                 prop_assert!(r.window.waf.unwrap() == 0.0 || r.window.waf.unwrap() >= 1.0 || c.ftl.dedup, "WAF {} below 1 without dedup", r.window.waf.unwrap());

@@ -14,7 +14,18 @@ fn small() -> Config {
 }
 
 fn json(cfg: &Config) -> String {
-    serde_json::to_string(&run(cfg, &RunOptions { check: true }, &mut |_| {}).unwrap()).unwrap()
+    serde_json::to_string(
+        &run(
+            cfg,
+            &RunOptions {
+                check: true,
+                ..Default::default()
+            },
+            &mut |_| {},
+        )
+        .unwrap(),
+    )
+    .unwrap()
 }
 
 #[test]
@@ -40,7 +51,15 @@ fn same_seed_gives_byte_identical_json() {
 fn sequential_writes_have_no_gc_copies() {
     let mut c = small();
     c.workload.kind = WorkloadType::Sequential;
-    let r = run(&c, &RunOptions { check: true }, &mut |_| {}).unwrap();
+    let r = run(
+        &c,
+        &RunOptions {
+            check: true,
+            ..Default::default()
+        },
+        &mut |_| {},
+    )
+    .unwrap();
     assert_eq!(r.window.gc_copy_pages, 0);
     assert!((r.window.waf.unwrap() - 1.0).abs() < 1e-12);
 }
@@ -69,7 +88,15 @@ fn mixed_requests_count_every_kind() {
     c.workload.read_fraction = 0.3;
     c.workload.trim_fraction = 0.1;
     c.workload.request_pages = 4;
-    let r = run(&c, &RunOptions { check: true }, &mut |_| {}).unwrap();
+    let r = run(
+        &c,
+        &RunOptions {
+            check: true,
+            ..Default::default()
+        },
+        &mut |_| {},
+    )
+    .unwrap();
     let total = r.window.host_write_pages + r.window.host_read_pages + r.window.host_trim_pages;
     assert_eq!(total, 50_000 * 4);
     assert!(
@@ -128,7 +155,15 @@ fn mixed_request_sizes_cover_the_range_and_keep_the_page_budget() {
     c.workload.read_fraction = 0.5;
     c.workload.request_pages = 2;
     c.workload.request_pages_max = Some(16);
-    let r = run(&c, &RunOptions { check: true }, &mut |_| {}).unwrap();
+    let r = run(
+        &c,
+        &RunOptions {
+            check: true,
+            ..Default::default()
+        },
+        &mut |_| {},
+    )
+    .unwrap();
     let pages = r.window.host_write_pages + r.window.host_read_pages;
     // Uniform sizes in [2, 16] average 9 pages (a few are cut at the span's end).
     let mean = pages as f64 / 20_000.0;

@@ -95,7 +95,10 @@ fn cost_benefit_with_streams_approaches_the_separated_optimum() {
 fn streams_report_their_pages_and_copies() {
     let r = run(
         &config(GcPolicyName::Greedy, true),
-        &RunOptions { check: true },
+        &RunOptions {
+            check: true,
+            ..Default::default()
+        },
         &mut |_| {},
     )
     .unwrap();

@@ -432,6 +432,13 @@ impl Ssd {
         (ppn != NONE).then_some(ppn)
     }
 
+    /// The content tag of `lpn`'s data (content tracking on), without
+    /// counting a host read; `None` when it holds no data.
+    pub fn content_of(&self, lpn: u64) -> Option<u64> {
+        let ppn = self.lookup(lpn)?;
+        Some(self.content.as_ref().map_or(0, |c| c[ppn as usize]))
+    }
+
     /// The stream the block holding `ppn` was opened for.
     pub fn block_stream(&self, ppn: Ppn) -> u16 {
         self.blocks.stream[self.geo.block_of(ppn) as usize]

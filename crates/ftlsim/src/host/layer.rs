@@ -5,7 +5,7 @@ use crate::metrics::LayerStats;
 use crate::request::{BlockDevice, Completion, Hint, Request};
 
 /// A host layer: takes requests from above and issues requests to `below`.
-pub trait HostLayer {
+pub trait HostLayer: Send {
     /// The layer's name in reports (its `type`).
     fn name(&self) -> &'static str;
 

@@ -18,12 +18,17 @@ use crate::workload::Generator;
 use feed::{External, Feed, Synthetic};
 use recorder::Recorder;
 pub use report::Report;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use target::Target;
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct RunOptions {
     /// Run the invariant checker at every time-series sample and at the end.
     pub check: bool,
+    /// Set from another thread (or a progress callback) to stop the run at
+    /// its next progress point with [`SimError::Interrupted`].
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 /// Where a run is, for progress bars.
@@ -190,7 +195,7 @@ impl Simulation {
                 generator: Generator::new(cfg),
                 synthetic: Synthetic::default(),
                 external: None,
-                recorder: Recorder::new(window, options.check),
+                recorder: Recorder::new(window, options.check, options.cancel.clone()),
                 timer,
                 req: Request::default(),
                 source_exhausted: false,
@@ -550,6 +555,9 @@ fn drive_requests<D: Target, F: Feed, const TIMED: bool>(
                 done: budget.done_before + units,
                 total: budget.total,
             });
+            if recorder.cancelled() {
+                return Err(SimError::Interrupted);
+            }
         }
     }
     Ok(false)

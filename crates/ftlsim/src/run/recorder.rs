@@ -1,5 +1,8 @@
 //! The WAF-over-time series: a sample every `window` host page writes.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
 use crate::error::SimError;
 use crate::metrics::{Counters, LayerSeriesRow, LayerStats, Phase, SeriesRow};
 
@@ -15,10 +18,11 @@ pub struct Recorder {
     pub layer_rows: Vec<LayerSeriesRow>,
     last_layers: Vec<LayerStats>,
     pub check: bool,
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Recorder {
-    pub fn new(window: u64, check: bool) -> Self {
+    pub fn new(window: u64, check: bool, cancel: Option<Arc<AtomicBool>>) -> Self {
         Self {
             window,
             next_at: window,
@@ -28,7 +32,15 @@ impl Recorder {
             layer_rows: Vec::new(),
             last_layers: Vec::new(),
             check,
+            cancel,
         }
+    }
+
+    /// Whether the run was asked to stop.
+    pub fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
     }
 
     #[inline]
