@@ -60,9 +60,18 @@ impl Device {
         context: u64,
         content: Option<&[u64]>,
     ) -> Result<(), SimError> {
+        // How far ahead the map entry of a coming page is fetched: the
+        // driver's own read-ahead distance.
+        const AHEAD: usize = 16;
         let dev = self.inner.dev();
         let req = &mut self.req;
+        for &lpn in lpns.iter().take(AHEAD) {
+            dev.prefetch(lpn);
+        }
         for (i, &lpn) in lpns.iter().enumerate() {
+            if let Some(&next) = lpns.get(i + AHEAD) {
+                dev.prefetch(next);
+            }
             req.set(op, lpn, 1);
             req.stream = stream;
             req.context = context;
@@ -78,14 +87,21 @@ impl Device {
 #[pymethods]
 impl Device {
     #[new]
-    #[pyo3(signature = (kind, text, origin, sets))]
-    fn new(kind: &str, text: &str, origin: &str, sets: Vec<String>) -> PyResult<Self> {
+    #[pyo3(signature = (kind, text, origin, sets, track_content=true))]
+    fn new(
+        kind: &str,
+        text: &str,
+        origin: &str,
+        sets: Vec<String>,
+        track_content: bool,
+    ) -> PyResult<Self> {
         let cfg = load(kind, text, origin, &sets).map_err(to_py_err)?;
         ftlsim_run::check_memory(&cfg).map_err(to_py_err)?;
-        // Content is tracked so that reads return what was written.
+        // Content is tracked (8 bytes per physical page) so that reads
+        // return what was written; without it they return 0 for data.
         let options = SsdOptions {
-            track_content: true,
-            survival: true,
+            track_content,
+            survival: cfg.metrics.survival,
         };
         let ssd = Ssd::new(&cfg, &options).map_err(sim_err)?;
         let inner = if cfg.host.layers.is_empty() {
