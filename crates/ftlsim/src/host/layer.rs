@@ -23,6 +23,13 @@ pub trait HostLayer: Send {
         below.hint(hint);
     }
 
+    /// `lpn` will be written soon: start fetching its mapping entry.
+    fn prefetch(&self, _lpn: u64) {}
+
+    /// Later, once the entry has arrived: start fetching what the write
+    /// will touch through it (the page it kills).
+    fn prefetch_mapped(&self, _lpn: u64) {}
+
     /// The page below that holds `lpn` (layers that keep addresses: `lpn`).
     fn translate(&self, lpn: u64) -> Option<u64> {
         Some(lpn)

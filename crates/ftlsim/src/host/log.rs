@@ -691,6 +691,8 @@ impl LogLayer {
         for lp in first..first + seg_pages {
             let lpn = self.p2l[lp as usize];
             if lpn != NONE {
+                // Its mapping entry is rewritten below: start fetching it now.
+                crate::ftl::prefetch(&self.l2p, lpn as usize);
                 let content = self.content.as_ref().map_or(0, |c| c[lp as usize]);
                 self.staged.push((lpn, content));
                 if run_start == NONE {
@@ -712,10 +714,10 @@ impl LogLayer {
         self.stats.gc_count += 1;
         self.stats.gc_copy_pages += u64::from(valid);
         for &(lpn, _) in &self.staged {
-            let lp = self.l2p[lpn as usize];
-            self.p2l[lp as usize] = NONE;
+            debug_assert_eq!(self.l2p[lpn as usize] / seg_pages, victim);
             self.l2p[lpn as usize] = NONE;
         }
+        self.p2l[first as usize..(first + seg_pages) as usize].fill(NONE);
         self.segs.valid[v] = 0;
         self.segs.write_ptr[v] = 0;
         self.segs.state[v] = BlockState::Free;
@@ -984,6 +986,25 @@ impl HostLayer for LogLayer {
 
     fn translate(&self, lpn: u64) -> Option<u64> {
         LogLayer::translate(self, lpn)
+    }
+
+    #[inline]
+    fn prefetch(&self, lpn: u64) {
+        if lpn < self.layout.user_pages {
+            crate::ftl::prefetch(&self.l2p, lpn as usize);
+        }
+    }
+
+    #[inline]
+    fn prefetch_mapped(&self, lpn: u64) {
+        // The reverse-map entry and segment counter `unmap` will update.
+        let Some(&lp) = self.l2p.get(lpn as usize) else {
+            return;
+        };
+        if lp != NONE {
+            crate::ftl::prefetch(&self.p2l, lp as usize);
+            crate::ftl::prefetch(&self.segs.valid, (lp / self.layout.segment_pages) as usize);
+        }
     }
 
     fn check(&self) -> Result<(), SimError> {

@@ -50,6 +50,14 @@ impl Stack {
         &mut self.ssd
     }
 
+    /// The second read-ahead stage of a write to `lpn` (see `HostLayer::prefetch_mapped`).
+    #[inline]
+    pub fn prefetch_mapped(&self, lpn: u64) {
+        if let Some(top) = self.layers.first() {
+            top.prefetch_mapped(lpn);
+        }
+    }
+
     /// The device page that holds top-level page `lpn`, if any: the address
     /// after every layer's translation.
     pub fn device_lpn(&self, lpn: u64) -> Option<u64> {
@@ -154,11 +162,11 @@ impl BlockDevice for Stack {
         .hint(hint);
     }
 
+    #[inline]
     fn prefetch(&self, lpn: u64) {
-        // Only a stack whose top layers keep addresses could pass this down;
-        // without knowing, prefetching the device's entry could be wasted.
-        if self.layers.is_empty() {
-            self.ssd.prefetch(lpn);
+        match self.layers.first() {
+            Some(top) => top.prefetch(lpn),
+            None => self.ssd.prefetch(lpn),
         }
     }
 }

@@ -67,9 +67,12 @@ impl Target for Stack {
         Stack::check_invariants(self)
     }
 
+    #[inline]
     fn prefetch_write(&self, stage: Prefetch, lpn: u64, _content: u64) {
-        if stage == Prefetch::Drawn {
-            BlockDevice::prefetch(self, lpn);
+        match stage {
+            Prefetch::Drawn => BlockDevice::prefetch(self, lpn),
+            Prefetch::Mapped => self.prefetch_mapped(lpn),
+            Prefetch::Dying => {}
         }
     }
 }
