@@ -227,36 +227,12 @@ pub fn write_outputs(dir: &Path, report: &Report) -> Result<()> {
     std::fs::write(&path, json).with_context(|| format!("cannot write {}", path.display()))?;
     let path = dir.join("summary.csv");
     write_summary_csv(&path, report)?;
-    let path = dir.join("layers.csv");
-    let mut w = csv::Writer::from_path(&path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    for layer in &report.layers {
-        w.serialize(layer)?;
-    }
-    w.flush()?;
-    let path = dir.join("streams.csv");
-    let mut w = csv::Writer::from_path(&path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    for stream in &report.streams {
-        w.serialize(stream)?;
-    }
-    w.flush()?;
-    let path = dir.join("timeseries.csv");
-    let mut w = csv::Writer::from_path(&path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    for row in &report.series {
-        w.serialize(row)?;
-    }
-    w.flush()?;
+    write_csv(&dir.join("layers.csv"), &report.layers)?;
+    write_csv(&dir.join("streams.csv"), &report.streams)?;
+    write_csv(&dir.join("timeseries.csv"), &report.series)?;
     crate::timing_output::write_timing_outputs(dir, report)?;
     if !report.layer_series.is_empty() {
-        let path = dir.join("layers_timeseries.csv");
-        let mut w = csv::Writer::from_path(&path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        for row in &report.layer_series {
-            w.serialize(row)?;
-        }
-        w.flush()?;
+        write_csv(&dir.join("layers_timeseries.csv"), &report.layer_series)?;
     }
     plot_waf(
         &dir.join("waf.svg"),
@@ -264,6 +240,17 @@ pub fn write_outputs(dir: &Path, report: &Report) -> Result<()> {
         &report.layer_series,
         report.device.logical_pages,
     )
+}
+
+/// Writes `rows` as a CSV file with a header row from their field names.
+pub fn write_csv<T: serde::Serialize>(path: &Path, rows: &[T]) -> Result<()> {
+    let mut w =
+        csv::Writer::from_path(path).with_context(|| format!("cannot write {}", path.display()))?;
+    for row in rows {
+        w.serialize(row)?;
+    }
+    w.flush()?;
+    Ok(())
 }
 
 /// Where each phase of the run begins on the WAF plot's x axis: a vertical
