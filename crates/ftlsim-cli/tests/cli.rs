@@ -228,6 +228,23 @@ fn bad_stack_input_is_named() {
         "[[host.layers]]\ntype = \"lba-streams\"\nranges = [[0, 1000000, 1]]\n",
     );
     assert_rejected(&["run", &outside], "host.layers[0].ranges[0]");
+    let manual = write(
+        "manual.toml",
+        "[[host.layers]]\ntype = \"manual\"\nmap = [[7, 1], [8, 3]]\n",
+    );
+    assert_rejected(&["run", &manual], "host.layers[0].map[1]");
+    assert_rejected(
+        &[
+            "run",
+            "--set",
+            "ftl.internal_streams=true",
+            "--set",
+            "ftl.dedup=true",
+            "--set",
+            "ftl.placement=coldmap",
+        ],
+        "ftl.internal_streams",
+    );
     assert_rejected(&["run", "--set", "ftl.streams=0"], "ftl.streams");
     assert_rejected(&["run", "--set", "metrics.window=0x"], "metrics.window");
 }

@@ -44,6 +44,11 @@ pub struct FtlConfig {
     /// d of d-choices: blocks sampled per victim choice.
     pub gc_choices: u32,
     pub frontiers: FrontierMode,
+    /// PCStream's internal streams: every host stream gets a GC-only frontier
+    /// of its own, and copies out of a block of stream s go to internal
+    /// stream s (not back among the host's fresh writes). Replaces the
+    /// choice of `frontiers`; not with Coldmap placement.
+    pub internal_streams: bool,
     /// GC starts when a host frontier needs a block and the free pool holds at
     /// most this many blocks.
     pub gc_low_watermark: u32,
@@ -73,6 +78,7 @@ impl Default for FtlConfig {
             streams: 1,
             gc_choices: 8,
             frontiers: FrontierMode::Shared,
+            internal_streams: false,
             gc_low_watermark: 0,
             gc_high_watermark: 0,
             wear_leveling_threshold: 0,

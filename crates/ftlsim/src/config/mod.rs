@@ -100,6 +100,9 @@ impl Config {
     /// Frontiers that can hold an open block at once, and so blocks GC may need.
     pub fn frontier_count(&self) -> u32 {
         let streams = u32::from(self.ftl.streams.max(1));
+        if self.ftl.internal_streams {
+            return 2 * streams;
+        }
         match (self.ftl.placement, self.ftl.frontiers) {
             (PlacementName::Coldmap | PlacementName::ColdmapAge, _) => streams + 2,
             (PlacementName::Normal, FrontierMode::Shared) => streams,
@@ -257,6 +260,12 @@ impl Config {
             return Err(ConfigError::new(
                 "ftl.placement",
                 "coldmap placement sorts pages by reference count: it needs ftl.dedup = true (or ftl.remap = true)",
+            ));
+        }
+        if f.internal_streams && f.placement != PlacementName::Normal {
+            return Err(ConfigError::new(
+                "ftl.internal_streams",
+                "internal streams route GC copies by stream; Coldmap placement routes them by reference count: use one or the other",
             ));
         }
         if f.verify_content && !f.dedup {

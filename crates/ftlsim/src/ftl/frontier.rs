@@ -45,6 +45,9 @@ pub enum Scheme {
     Shared,
     /// Every GC copy goes to one GC frontier.
     Separate,
+    /// PCStream's internal streams: a GC frontier per host stream; a copy
+    /// goes to the internal stream of the stream its block was opened for.
+    Internal,
     /// GC frontier plus a cold zone: GC copies with at least `threshold`
     /// references, or (`age_aware`) older than the mean single-mapped
     /// survival, go cold.
@@ -75,6 +78,7 @@ impl Placement {
                 threshold: cfg.ftl.coldmap_threshold,
                 age_aware: true,
             },
+            (PlacementName::Normal, _) if cfg.ftl.internal_streams => Scheme::Internal,
             (PlacementName::Normal, FrontierMode::Shared) => Scheme::Shared,
             (PlacementName::Normal, FrontierMode::Separate) => Scheme::Separate,
         };
@@ -87,6 +91,7 @@ impl Placement {
         let gc_destinations = match scheme {
             Scheme::Shared => (0..n).collect(),
             Scheme::Separate => vec![n],
+            Scheme::Internal => (n..2 * n).collect(),
             Scheme::Coldmap { .. } => vec![n, n + 1],
         };
         Self {
@@ -110,6 +115,13 @@ impl Placement {
         let mut out: Vec<Frontier> = (0..self.streams)
             .map(|stream| frontier(FrontierKey::Host { stream }, WearPreference::LeastErased))
             .collect();
+        if self.scheme == Scheme::Internal {
+            out.extend(
+                (0..self.streams).map(|stream| {
+                    frontier(FrontierKey::Gc { stream }, WearPreference::LeastErased)
+                }),
+            );
+        }
         if matches!(self.scheme, Scheme::Separate | Scheme::Coldmap { .. }) {
             out.push(frontier(
                 FrontierKey::Gc { stream: 0 },
@@ -150,6 +162,7 @@ impl Placement {
         match self.scheme {
             Scheme::Shared => usize::from(origin_stream.min(self.streams - 1)),
             Scheme::Separate => n,
+            Scheme::Internal => n + usize::from(origin_stream.min(self.streams - 1)),
             Scheme::Coldmap {
                 threshold,
                 age_aware,
@@ -210,5 +223,15 @@ mod tests {
         assert_eq!(separate.frontiers()[3].key, FrontierKey::Gc { stream: 0 });
         assert_eq!(separate.gc_frontier(GcPage { refs: 1, age: 0 }, 0.0, 2), 3);
         assert_eq!(separate.host_frontier(2), 2);
+        // Internal streams: stream s's copies, also from blocks its GC
+        // frontier opened, go to GC frontier streams + s.
+        let internal = Placement::new(Scheme::Internal, 3);
+        let keys: Vec<FrontierKey> = internal.frontiers().iter().map(|f| f.key).collect();
+        assert_eq!(
+            keys[3..],
+            [0, 1, 2].map(|stream| FrontierKey::Gc { stream })
+        );
+        assert_eq!(internal.gc_destinations(), &[3, 4, 5]);
+        assert_eq!(internal.gc_frontier(GcPage { refs: 1, age: 0 }, 0.0, 1), 4);
     }
 }

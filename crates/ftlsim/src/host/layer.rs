@@ -2,7 +2,7 @@
 
 use crate::error::SimError;
 use crate::metrics::LayerStats;
-use crate::request::{BlockDevice, Completion, Hint, Request};
+use crate::request::{BlockDevice, Completion, Hint, Op, Request};
 
 /// A host layer: takes requests from above and issues requests to `below`.
 pub trait HostLayer: Send {
@@ -38,5 +38,40 @@ pub trait HostLayer: Send {
     /// Checks the layer's own invariants (`--check`).
     fn check(&self) -> Result<(), SimError> {
         Ok(())
+    }
+}
+
+/// Passes a request down unchanged but for writes, which go on `stream`:
+/// the work of every layer that only assigns streams. Counts pages in and out.
+pub(super) fn pass_down(
+    stats: &mut LayerStats,
+    scratch: &mut Request,
+    req: &Request,
+    stream: u16,
+    below: &mut dyn BlockDevice,
+) -> Result<Completion, SimError> {
+    let pages = u64::from(req.pages);
+    match req.op {
+        Op::Write => {
+            scratch.copy_part_from(req, 0, req.pages);
+            scratch.stream = stream;
+            let done = below.submit(scratch)?;
+            stats.write_pages_in += pages;
+            stats.write_pages_out += pages;
+            Ok(done)
+        }
+        Op::Read => {
+            stats.read_pages_in += pages;
+            let done = below.submit(req)?;
+            stats.read_pages_out += pages;
+            Ok(done)
+        }
+        Op::Trim => {
+            stats.trim_pages_in += pages;
+            let done = below.submit(req)?;
+            stats.trim_pages_out += pages;
+            Ok(done)
+        }
+        Op::Flush | Op::Remap | Op::Clone => below.submit(req),
     }
 }

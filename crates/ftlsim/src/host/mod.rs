@@ -5,6 +5,7 @@
 //! A layer is one file: a config struct (its keys, with serde), a type that
 //! implements [`HostLayer`], and its line in the registry (`registry.rs`).
 
+pub mod context_streams;
 pub mod layer;
 pub mod lba_streams;
 pub mod log;

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::layer::HostLayer;
-use super::{lba_streams, log};
+use super::{context_streams, lba_streams, log};
 use crate::error::ConfigError;
 
 /// The `[host]` section: layers over the device, top to bottom.
@@ -24,6 +24,10 @@ pub enum LayerConfig {
     LbaStreams(lba_streams::LbaStreamsConfig),
     /// A log-structured remapping layer with its own segments and cleaning.
     Log(log::LogConfig),
+    /// Manual streams by program context: a static context → stream map.
+    Manual(context_streams::ManualConfig),
+    /// Linux write-lifetime hints (in the context tag) to streams 1–4.
+    WriteHint(context_streams::WriteHintConfig),
 }
 
 /// What a layer sees of the space below it.
@@ -49,6 +53,8 @@ impl LayerConfig {
         match self {
             LayerConfig::LbaStreams(c) => c.validate(key, below.pages, below.streams),
             LayerConfig::Log(c) => c.validate(key, below),
+            LayerConfig::Manual(c) => c.validate(key, below.streams),
+            LayerConfig::WriteHint(_) => Ok(()),
         }
     }
 
@@ -56,7 +62,9 @@ impl LayerConfig {
     pub fn logical_pages(&self, below_pages: u64) -> u64 {
         match self {
             // Streams keep addresses as they are.
-            LayerConfig::LbaStreams(_) => below_pages,
+            LayerConfig::LbaStreams(_) | LayerConfig::Manual(_) | LayerConfig::WriteHint(_) => {
+                below_pages
+            }
             LayerConfig::Log(c) => c.logical_pages(below_pages),
         }
     }
@@ -66,6 +74,10 @@ impl LayerConfig {
         match self {
             LayerConfig::LbaStreams(c) => Box::new(lba_streams::LbaStreams::new(c)),
             LayerConfig::Log(c) => Box::new(log::LogLayer::new(c, below)),
+            LayerConfig::Manual(c) => Box::new(context_streams::ContextStreams::manual(c)),
+            LayerConfig::WriteHint(_) => {
+                Box::new(context_streams::ContextStreams::write_hint(below.streams))
+            }
         }
     }
 }

@@ -1,0 +1,197 @@
+//! Stream assignment by program context: every write goes to the stream
+//! its request's context tag maps to. Two of PCStream's baselines:
+//!
+//! * `manual` (ManualStream): a static map from context tag to stream, as a
+//!   developer who knows the application writes it (`map = [[context,
+//!   stream], …]`, `default_stream` for the rest).
+//! * `write-hint`: Linux write-lifetime hints carried in the context tag
+//!   (`fcntl(F_SET_RW_HINT)`: 0 not set, 1 none, 2 short, 3 medium, 4 long,
+//!   5 extreme) to streams as the NVMe driver of Linux 4.13–5.17 did: short
+//!   → 1, medium → 2, long → 3, extreme → 4, the rest → 0; a hint whose
+//!   stream the device lacks goes to stream 0 (the driver's fallback).
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::layer::{pass_down, HostLayer};
+use crate::error::{ConfigError, SimError};
+use crate::metrics::LayerStats;
+use crate::request::{BlockDevice, Completion, Request};
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ManualConfig {
+    /// `[context, stream]` pairs; a context may appear once.
+    pub map: Vec<[u64; 2]>,
+    /// The stream of contexts not in `map`.
+    #[serde(default)]
+    pub default_stream: u16,
+}
+
+impl ManualConfig {
+    pub(super) fn validate(&self, key: &str, streams: u16) -> Result<(), ConfigError> {
+        if self.default_stream >= streams {
+            return Err(ConfigError::new(
+                format!("{key}.default_stream"),
+                format!(
+                    "stream {} is not below ftl.streams = {streams}",
+                    self.default_stream
+                ),
+            ));
+        }
+        let mut seen = HashMap::new();
+        for (i, &[context, stream]) in self.map.iter().enumerate() {
+            if stream >= u64::from(streams) {
+                return Err(ConfigError::new(
+                    format!("{key}.map[{i}]"),
+                    format!("stream {stream} is not below ftl.streams = {streams}"),
+                ));
+            }
+            if let Some(j) = seen.insert(context, i) {
+                return Err(ConfigError::new(
+                    format!("{key}.map[{i}]"),
+                    format!("context {context} is mapped already by {key}.map[{j}]"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WriteHintConfig {}
+
+/// Linux's hint values (`enum rw_hint`) and the stream each became.
+const HINT_STREAMS: [u16; 6] = [0, 0, 1, 2, 3, 4];
+
+#[derive(Debug, Clone)]
+enum Policy {
+    Manual {
+        map: HashMap<u64, u16>,
+        default_stream: u16,
+    },
+    WriteHint {
+        streams: u16,
+    },
+}
+
+/// The layer: a stream per request from its context tag.
+pub struct ContextStreams {
+    name: &'static str,
+    policy: Policy,
+    stats: LayerStats,
+    scratch: Request,
+}
+
+impl ContextStreams {
+    pub fn manual(config: &ManualConfig) -> Self {
+        let map = config
+            .map
+            .iter()
+            .map(|&[context, stream]| (context, stream as u16))
+            .collect();
+        Self::with(
+            "manual",
+            Policy::Manual {
+                map,
+                default_stream: config.default_stream,
+            },
+        )
+    }
+
+    pub fn write_hint(streams: u16) -> Self {
+        Self::with("write-hint", Policy::WriteHint { streams })
+    }
+
+    fn with(name: &'static str, policy: Policy) -> Self {
+        Self {
+            name,
+            policy,
+            stats: LayerStats {
+                name: name.to_string(),
+                ..LayerStats::default()
+            },
+            scratch: Request::default(),
+        }
+    }
+
+    /// The stream of a write tagged `context`.
+    fn stream_of(&self, context: u64) -> u16 {
+        match &self.policy {
+            Policy::Manual {
+                map,
+                default_stream,
+            } => map.get(&context).copied().unwrap_or(*default_stream),
+            Policy::WriteHint { streams } => {
+                let stream = usize::try_from(context)
+                    .ok()
+                    .and_then(|hint| HINT_STREAMS.get(hint))
+                    .copied()
+                    .unwrap_or(0);
+                if stream < *streams {
+                    stream
+                } else {
+                    0
+                }
+            }
+        }
+    }
+}
+
+impl HostLayer for ContextStreams {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn submit(
+        &mut self,
+        req: &Request,
+        below: &mut dyn BlockDevice,
+    ) -> Result<Completion, SimError> {
+        let stream = self.stream_of(req.context);
+        pass_down(&mut self.stats, &mut self.scratch, req, stream, below)
+    }
+
+    fn stats(&self) -> LayerStats {
+        self.stats.clone().with_wa()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_hints_map_as_the_nvme_driver_did() {
+        let five = ContextStreams::write_hint(5);
+        let streams: Vec<u16> = (0..8).map(|hint| five.stream_of(hint)).collect();
+        assert_eq!(streams, [0, 0, 1, 2, 3, 4, 0, 0]);
+        // A device with 3 streams: long and extreme fall back to stream 0.
+        let three = ContextStreams::write_hint(3);
+        let streams: Vec<u16> = (0..6).map(|hint| three.stream_of(hint)).collect();
+        assert_eq!(streams, [0, 0, 1, 2, 0, 0]);
+    }
+
+    #[test]
+    fn manual_map_and_its_errors() {
+        let c = ManualConfig {
+            map: vec![[7, 1], [9, 2]],
+            default_stream: 0,
+        };
+        let layer = ContextStreams::manual(&c);
+        assert_eq!([7, 9, 8].map(|ctx| layer.stream_of(ctx)), [1, 2, 0]);
+        let e = c.validate("host.layers[0]", 2).unwrap_err().to_string();
+        assert!(
+            e.contains("host.layers[0].map[1]") && e.contains("ftl.streams = 2"),
+            "{e}"
+        );
+        let dup = ManualConfig {
+            map: vec![[7, 1], [7, 0]],
+            default_stream: 0,
+        };
+        let e = dup.validate("k", 4).unwrap_err().to_string();
+        assert!(e.contains("k.map[1]") && e.contains("k.map[0]"), "{e}");
+    }
+}

@@ -1,0 +1,125 @@
+//! Stream assignment by context (`manual`, `write-hint`) and the device's
+//! internal streams: writes land in blocks of the stream their context maps
+//! to, GC copies stay in their stream's internal stream, reads return the
+//! last write, and internal streams lower WAF where host streams mix
+//! lifetimes.
+
+use std::collections::HashMap;
+
+use ftlsim::config::{Amount, Config, WorkloadType};
+use ftlsim::host::context_streams::{ManualConfig, WriteHintConfig};
+use ftlsim::host::{LayerConfig, Stack};
+use ftlsim::request::{BlockDevice, Op, Request};
+use ftlsim::{run, RunOptions, Ssd, SsdOptions};
+use proptest::prelude::*;
+
+fn device(layer: LayerConfig, internal: bool) -> Config {
+    let mut c = Config::default();
+    c.device.blocks = 48;
+    c.device.pages_per_block = 8;
+    c.device.spare_factor = 0.3;
+    c.device.pe_cycle_limit = 0;
+    c.ftl.streams = 5;
+    c.ftl.internal_streams = internal;
+    c.host.layers = vec![layer];
+    c.validate().unwrap();
+    c
+}
+
+/// Random writes tagged with contexts 0..8 and reads: every page lands in a
+/// block of `stream_of(context)`, or of its internal stream after GC.
+fn drive(
+    cfg: &Config,
+    stream_of: impl Fn(u64) -> u16,
+    steps: &[(u64, u32, u64)],
+) -> Result<(), TestCaseError> {
+    let ssd = Ssd::new(
+        cfg,
+        &SsdOptions {
+            track_content: true,
+            survival: false,
+        },
+    )
+    .unwrap();
+    let mut stack = Stack::new(cfg, ssd);
+    let n = stack.logical_pages();
+    let mut model: HashMap<u64, (u64, u16)> = HashMap::new();
+    let mut req = Request::default();
+    for (i, &(at, pages, context)) in steps.iter().enumerate() {
+        let lpn = at % n;
+        let pages = pages.min((n - lpn) as u32);
+        req.set(Op::Write, lpn, pages);
+        req.context = context;
+        req.fingerprints
+            .extend((0..u64::from(pages)).map(|k| i as u64 * 100 + k));
+        stack
+            .submit(&req)
+            .map_err(|e| TestCaseError::fail(format!("step {i}: {e}")))?;
+        for k in 0..u64::from(pages) {
+            model.insert(lpn + k, (i as u64 * 100 + k, stream_of(context)));
+        }
+    }
+    stack
+        .check_invariants()
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert!(stack.ssd().counters.gc_count > 0, "GC should have run");
+    for (&lpn, &(content, stream)) in &model {
+        let ppn = stack.ssd().lookup(lpn).expect("mapped");
+        prop_assert_eq!(stack.ssd().block_stream(ppn), stream, "LPN {}", lpn);
+        let got = stack.ssd_mut().read_page(lpn).unwrap().map(|r| r.content);
+        prop_assert_eq!(got, Some(content));
+    }
+    Ok(())
+}
+
+fn steps() -> impl Strategy<Value = Vec<(u64, u32, u64)>> {
+    prop::collection::vec((0..1u64 << 32, 1..4u32, 0..8u64), 800)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    #[test]
+    fn manual_streams_place_by_context(s in steps(), internal in any::<bool>()) {
+        let map = vec![[1, 1], [2, 2], [3, 3], [4, 4], [5, 1]];
+        let cfg = device(LayerConfig::Manual(ManualConfig { map: map.clone(), default_stream: 0 }), internal);
+        let stream_of = |context: u64| map.iter().find(|m| m[0] == context).map_or(0, |m| m[1] as u16);
+        drive(&cfg, stream_of, &s)?;
+    }
+
+    #[test]
+    fn write_hints_place_by_hint(s in steps(), internal in any::<bool>()) {
+        let cfg = device(LayerConfig::WriteHint(WriteHintConfig {}), internal);
+        let stream_of = |hint: u64| match hint { 2 => 1, 3 => 2, 4 => 3, 5 => 4, _ => 0 };
+        drive(&cfg, stream_of, &s)?;
+    }
+}
+
+fn hot_cold_waf(internal: bool) -> f64 {
+    let mut c = Config::default();
+    c.device.blocks = 2048;
+    c.device.pages_per_block = 64;
+    c.device.spare_factor = 0.10;
+    c.device.pe_cycle_limit = 0;
+    c.ftl.internal_streams = internal;
+    c.workload.kind = WorkloadType::HotCold;
+    c.workload.warmup = Some(Amount::Capacity(3.0));
+    c.workload.writes = Some(Amount::Capacity(3.0));
+    c.validate().unwrap();
+    run(&c, &RunOptions::default(), &mut |_| {})
+        .unwrap()
+        .window
+        .waf
+        .unwrap()
+}
+
+#[test]
+fn internal_streams_lower_waf_of_the_legacy_device() {
+    // One host stream (PCStream's baseline): GC copies, mostly cold
+    // survivors, no longer share blocks with fresh hot writes.
+    let (shared, internal) = (hot_cold_waf(false), hot_cold_waf(true));
+    assert!(
+        internal < shared * 0.97,
+        "internal streams {internal:.3} vs shared {shared:.3}"
+    );
+}
