@@ -106,6 +106,28 @@ impl Config {
         self.ftl.dedup || self.ftl.remap
     }
 
+    /// What power-loss tracking needs beyond a valid config: two free blocks
+    /// kept so that GC copies before it erases, and no page bytes (they are
+    /// not kept on the flash image).
+    pub fn validate_power_loss(&self) -> Result<(), ConfigError> {
+        if self.ftl.verify_content {
+            return Err(ConfigError::new(
+                "ftl.verify_content",
+                "power-loss tracking keeps fingerprints, not page bytes: it cannot be combined with verify_content",
+            ));
+        }
+        let ppb = u64::from(self.device.pages_per_block);
+        let spare_blocks = (self.physical_pages() - self.logical_pages()) / ppb;
+        let needed = u64::from(self.frontier_count()) + 1 + 2;
+        if spare_blocks < needed {
+            return Err(ConfigError::new(
+                "device.spare_factor",
+                format!("power-loss tracking keeps 2 free blocks for GC: the device needs at least {needed} spare blocks, it has {spare_blocks}"),
+            ));
+        }
+        Ok(())
+    }
+
     /// Checks what serde cannot: ranges and relations between keys.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let d = &self.device;
@@ -203,6 +225,25 @@ impl Config {
                 "ftl.verify_content",
                 "verifies dedup matches: it needs ftl.dedup = true",
             ));
+        }
+        if f.journal_batch == 0 {
+            return Err(ConfigError::new(
+                "ftl.journal_batch",
+                "0 records per journal page: it must be at least 1",
+            ));
+        }
+        if f.checkpoint_interval_pages > self.logical_pages() {
+            return Err(ConfigError::new(
+                "ftl.checkpoint_interval_pages",
+                format!(
+                    "{} is larger than the device's {} logical pages (0 turns checkpoints off)",
+                    f.checkpoint_interval_pages,
+                    self.logical_pages()
+                ),
+            ));
+        }
+        if f.power_loss_tracking() {
+            self.validate_power_loss()?;
         }
         if f.coldmap_threshold < 2 {
             return Err(ConfigError::new(

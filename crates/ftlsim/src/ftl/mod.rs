@@ -22,9 +22,11 @@
 
 pub mod block_device;
 pub mod check;
+pub mod durability;
 pub mod fingerprint_index;
 pub mod free_pool;
 pub mod frontier;
+pub mod recovery;
 pub mod remap;
 pub mod sharing;
 pub mod victim;
@@ -131,8 +133,8 @@ pub struct Ssd {
     /// Logical time: host page writes so far.
     pub(crate) now: u64,
     next_seq: u64,
-    gc_low: u32,
-    gc_high: u32,
+    pub(crate) gc_low: u32,
+    pub(crate) gc_high: u32,
     pe_limit: u32,
     wl_threshold: u32,
     erases_since_wl_check: u32,
@@ -150,6 +152,8 @@ pub struct Ssd {
     pub survival: Option<LogHistogram>,
     /// Flash operations since the last `take_ops`, when the op log is on.
     ops: Option<Vec<FlashOp>>,
+    /// The flash image, journal and checkpoints, when power-loss tracking is on.
+    pub(crate) durability: Option<Box<durability::Durability>>,
 }
 
 impl Ssd {
@@ -177,7 +181,7 @@ impl Ssd {
         } else {
             cfg.ftl.gc_low_watermark
         };
-        Ok(Self {
+        let mut ssd = Self {
             geo,
             logical_pages,
             l2p: crate::mem::filled_vec(logical_pages as usize, UNMAPPED),
@@ -218,7 +222,13 @@ impl Ssd {
                     cfg.ftl.verify_content,
                 )
             }),
-        })
+            durability: None,
+        };
+        if cfg.ftl.power_loss_tracking() {
+            ssd.durability = Some(Box::new(durability::Durability::new(cfg)));
+            ssd.keep_gc_spare();
+        }
+        Ok(ssd)
     }
 
     pub fn geometry(&self) -> &Geometry {
@@ -316,6 +326,9 @@ impl Ssd {
             ppn,
             written_at: self.now as u32,
         };
+        if self.durability.is_some() {
+            self.durable_host_write(ppn, lpn, content);
+        }
         Ok(())
     }
 
@@ -364,14 +377,21 @@ impl Ssd {
         if old.ppn != NONE {
             self.l2p[lpn as usize] = UNMAPPED;
             self.invalidate(old);
+            if self.durability.is_some() {
+                self.durable_record(durability::RecordKind::Trim { lpn });
+            }
         }
         Ok(())
     }
 
-    /// Flush: the page-mapped FTL has no volatile write buffer, so a flush
-    /// only counts (the timing model gives it a cost).
+    /// Flush: with power-loss tracking, the write buffer and the journal
+    /// batch become durable; otherwise it only counts (the timing model
+    /// gives it a cost).
     pub fn flush(&mut self) {
         self.counters.flushes += 1;
+        if self.durability.is_some() {
+            self.durable_flush();
+        }
     }
 
     /// Starts recording flash operations (for the timing model).
@@ -509,6 +529,9 @@ impl Ssd {
         self.blocks.seq[b] = self.next_seq;
         self.next_seq += 1;
         self.frontiers[frontier].block = block;
+        if self.durability.is_some() {
+            self.durable_open(block);
+        }
         Ok(())
     }
 
@@ -596,6 +619,17 @@ impl Ssd {
         if let Some(s) = &mut self.sharing {
             s.staged.clear();
         }
+        // With power-loss tracking GC copies before it erases its victim
+        // (the victim keeps the only durable copy until then), which needs
+        // a free block; without one it must erase first, an unsafe window.
+        let copy_first = self.durability.is_some()
+            && (!self.pool.is_empty() || self.gc_room_pages() >= u64::from(valid));
+        if self.durability.is_some() {
+            self.durable_gc_begin();
+            if !copy_first && valid > 0 {
+                self.durability.as_mut().expect("on").stats.unsafe_reclaims += 1;
+            }
+        }
         let mean_single = self.mean_single_survival();
         let origin_stream = self.blocks.stream[v];
         let first = self.geo.first_page(victim);
@@ -619,6 +653,10 @@ impl Ssd {
                 if let Some(ops) = &mut self.ops {
                     ops.push(FlashOp::Read { ppn, gc: true });
                 }
+                if let Some(d) = &mut self.durability {
+                    let p = ppn as usize;
+                    d.gc_data.push((d.image.data[p], d.image.lpn[p]));
+                }
             }
         }
         assert_eq!(
@@ -638,13 +676,18 @@ impl Ssd {
                 self.counters.wl_copy_pages += u64::from(valid);
             }
         }
-        self.erase(victim);
+        if !copy_first {
+            self.erase(victim);
+        }
         let mut staged = std::mem::take(&mut self.gc_buffer);
         for (i, page) in staged.iter().enumerate() {
             let ppn = self.next_page(self.gc_destination(page.frontier as usize), false)?;
             debug_assert_eq!(self.geo.block_of(self.l2p[page.lpn as usize].ppn), victim);
             self.program(ppn, page.lpn, page.content);
             self.log(FlashOp::Program { ppn, gc: true });
+            if self.durability.is_some() {
+                self.durable_gc_copy(i, ppn, page.content);
+            }
             self.l2p[page.lpn as usize].ppn = ppn;
             if self.sharing.is_some() {
                 self.land_shared(i, ppn, page.content);
@@ -652,6 +695,12 @@ impl Ssd {
         }
         staged.clear();
         self.gc_buffer = staged;
+        if copy_first {
+            self.erase(victim);
+        }
+        if let Some(d) = &mut self.durability {
+            d.in_gc = false;
+        }
         Ok(())
     }
 
@@ -702,6 +751,9 @@ impl Ssd {
         self.counters.erase_count += 1;
         self.erases_since_wl_check += 1;
         self.log(FlashOp::Erase { block });
+        if let Some(d) = &mut self.durability {
+            d.on_reclaimed(block, self.blocks.erase_count[b]);
+        }
         if self.pe_limit > 0 && self.blocks.erase_count[b] >= self.pe_limit {
             self.blocks.state[b] = BlockState::Retired;
             self.retired += 1;

@@ -54,6 +54,15 @@ pub struct PageShare {
 const EVER_SHARED: u32 = 1 << 31;
 
 impl PageShare {
+    /// A page mapped by one LPN (recovery rebuilds shared pages LPN by LPN).
+    pub(crate) fn new(fingerprint: u64, born: u32) -> Self {
+        Self {
+            fingerprint,
+            refs: 1,
+            born,
+        }
+    }
+
     /// LPNs mapping to the page.
     #[inline]
     pub fn refs(&self) -> u32 {
@@ -323,6 +332,9 @@ impl Ssd {
                 }
                 self.add_ref(lpn, target);
                 self.l2p[lpn as usize].ppn = target;
+                if self.durability.is_some() {
+                    self.durable_map(lpn, target);
+                }
             }
             self.l2p[lpn as usize].written_at = now;
             return Ok(());
@@ -354,6 +366,9 @@ impl Ssd {
             ppn,
             written_at: now,
         };
+        if self.durability.is_some() {
+            self.durable_host_write(ppn, lpn, content);
+        }
         Ok(())
     }
 
@@ -362,6 +377,9 @@ impl Ssd {
         if old != NONE {
             self.l2p[lpn as usize] = UNMAPPED;
             self.drop_ref(lpn, old);
+            if self.durability.is_some() {
+                self.durable_record(super::durability::RecordKind::Trim { lpn });
+            }
         }
     }
 
