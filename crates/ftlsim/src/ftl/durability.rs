@@ -474,7 +474,7 @@ impl super::Ssd {
     }
 
     #[inline]
-    fn sync_meta_pages(&mut self) {
+    pub(crate) fn sync_meta_pages(&mut self) {
         if let Some(d) = &mut self.durability {
             self.counters.nand_write_pages += std::mem::take(&mut d.unsynced_meta_pages);
         }

@@ -86,6 +86,7 @@ impl Ssd {
         let result = self.rebuild(&mut d);
         self.durability = Some(d);
         let report = result?;
+        self.sync_meta_pages();
         self.mount_gc()?;
         Ok(report)
     }
@@ -302,6 +303,7 @@ impl Ssd {
 
         // 6. The mapping, valid pages and sharing state.
         let now = self.now as u32;
+        let mut merges = Vec::new();
         for (lpn, &data) in map.iter().enumerate() {
             if data == NO_DATA {
                 continue;
@@ -323,6 +325,14 @@ impl Ssd {
                 let fp = img.content[ppn as usize];
                 let s = self.sharing.as_ref().expect("sharing on");
                 if let Some(q) = s.index.as_ref().and_then(|i| i.get(fp)) {
+                    if q != ppn {
+                        // The merge must be journaled: the page left behind
+                        // may be erased, and with it this LPN's last program.
+                        merges.push(RecordKind::Map {
+                            lpn,
+                            data: img.data[q as usize],
+                        });
+                    }
                     ppn = q;
                 }
                 if s.pages[ppn as usize].refs() > 0 {
@@ -378,7 +388,10 @@ impl Ssd {
         d.ops_left = u64::MAX;
         d.cut_in_gc = false;
         d.cut_in_remap = false;
-        d.next_checkpoint_at = self.now + d.checkpoint_interval_pages;
+        for kind in merges {
+            d.record(kind);
+        }
+        d.write_journal_page();
         let per_lun = report.pages_scanned.div_ceil(d.luns);
         let per_channel = report.pages_scanned.div_ceil(d.channels);
         report.recovery_ns = (per_lun * d.read_ns).max(per_channel * d.transfer_ns);
