@@ -480,6 +480,25 @@ impl super::Ssd {
         }
     }
 
+    /// With tracking, a write unmaps the page it kills only once it has its
+    /// own page: GC inside the allocation may otherwise erase the old data
+    /// before the new is programmed, and a cut between loses both. (Without
+    /// tracking the old page is unmapped first, so GC does not copy it.)
+    #[inline(never)]
+    pub(crate) fn unmap_after_allocating(&mut self, lpn: Lpn) {
+        // GC may have moved the old page: look it up again.
+        let old = self.l2p[lpn as usize];
+        if old.ppn == NONE {
+            return;
+        }
+        self.l2p[lpn as usize].ppn = NONE;
+        if self.sharing.is_some() {
+            self.drop_ref(lpn, old.ppn);
+        } else {
+            self.invalidate(old);
+        }
+    }
+
     /// A host page was programmed at `ppn` and the mapping updated.
     #[inline(never)]
     pub(crate) fn durable_host_write(&mut self, ppn: Ppn, lpn: Lpn, content: u64) {

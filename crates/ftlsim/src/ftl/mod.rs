@@ -311,13 +311,17 @@ impl Ssd {
         }
         self.now += 1;
         let old = self.l2p[lpn as usize];
-        if old.ppn != NONE {
+        let tracking = self.durability.is_some();
+        if old.ppn != NONE && !tracking {
             // Unmap before allocating: GC must not migrate the page this write kills.
             self.l2p[lpn as usize].ppn = NONE;
             self.invalidate(old);
         }
         let frontier = self.placement.host_frontier(stream);
         let ppn = self.next_page(frontier, true)?;
+        if tracking {
+            self.unmap_after_allocating(lpn);
+        }
         // Counted once it has a page: a write refused at end of life is not a host write.
         self.counters.host_write_pages += 1;
         self.program(ppn, lpn, content);

@@ -339,12 +339,16 @@ impl Ssd {
             self.l2p[lpn as usize].written_at = now;
             return Ok(());
         }
-        if old != NONE {
+        let tracking = self.durability.is_some();
+        if old != NONE && !tracking {
             self.l2p[lpn as usize].ppn = NONE;
             self.drop_ref(lpn, old);
         }
         let frontier = self.placement.host_frontier(stream);
         let ppn = self.next_page(frontier, true)?;
+        if tracking {
+            self.unmap_after_allocating(lpn);
+        }
         // Counted once it has a page: a write refused at end of life is not a host write.
         self.counters.host_write_pages += 1;
         self.program(ppn, lpn, content);
