@@ -58,6 +58,8 @@ pub struct CrashReport {
     pub recovery_ns_max: u64,
     /// LPNs that read content never written to them.
     pub foreign_pages: u64,
+    /// Pages whose last, unacknowledged change was lost: allowed.
+    pub unacknowledged_lost_pages: u64,
     /// Recoveries after which the invariant checker failed.
     pub invariant_failures: u64,
     /// Reads during the run that disagreed with the model.
@@ -148,6 +150,9 @@ impl Model {
 
 #[derive(Default)]
 struct Tally {
+    /// Pages that read an older state than the last request left, allowed
+    /// because that request was not acknowledged (buffered, batched, cut).
+    unacknowledged_lost: u64,
     lost: u64,
     resurrected: u64,
     foreign: u64,
@@ -166,9 +171,10 @@ fn check(ssd: &Ssd, model: &mut Model) -> Tally {
         let got = ssd.peek_content(u64::from(lpn));
         let want = model.committed[lpn as usize];
         let allowed = |c: Content| c == want || later.get(&lpn).is_some_and(|v| v.contains(&c));
-        if !allowed(got) {
+        if allowed(got) {
+            t.unacknowledged_lost += u64::from(got != model.current[lpn as usize]);
+        } else {
             let any_data = want.is_some() || later.get(&lpn).is_some_and(|v| v.iter().any(Option::is_some));
-            if std::env::var("CRASH_DEBUG").is_ok() { eprintln!("lpn {lpn} got {got:?} want {want:?} later {:?} where {}", later.get(&lpn), want.map(|w| ssd.debug_find_content(w)).unwrap_or_default()); }
             match got {
                 None => t.lost += 1,
                 Some(v) if !model.seen.contains(&(lpn, v)) => t.foreign += 1,
@@ -250,6 +256,7 @@ pub fn crash_test(
         recovery_ns_p99: 0,
         recovery_ns_max: 0,
         foreign_pages: 0,
+        unacknowledged_lost_pages: 0,
         invariant_failures: 0,
         read_mismatches: 0,
         pages_scanned_p50: 0,
@@ -357,7 +364,6 @@ pub fn crash_test(
         report.cuts_in_remap += u64::from(in_remap);
         ssd.power_cut()?;
         let rec = ssd.recover()?;
-        if std::env::var("CRASH_DEBUG").is_ok() { eprintln!("cut {} gc {in_gc} remap {in_remap} {rec:?} stats {:?}", done+1, ssd.power_loss_stats()); }
         recovery_ns.push(rec.recovery_ns);
         scanned.push(rec.pages_scanned);
         let mut bad = false;
@@ -369,6 +375,7 @@ pub fn crash_test(
                 .get_or_insert_with(|| format!("cut {}: {e}", done + 1));
         }
         let t = check(&ssd, &mut model);
+        report.unacknowledged_lost_pages += t.unacknowledged_lost;
         if t.lost + t.resurrected + t.foreign > 0 {
             bad = true;
             report.first_failure.get_or_insert_with(|| {
@@ -432,6 +439,10 @@ pub fn render(r: &CrashReport) -> String {
     row("lost pages", r.lost_pages.to_string());
     row("resurrected pages", r.resurrected_pages.to_string());
     row("foreign pages", r.foreign_pages.to_string());
+    row(
+        "unacknowledged, rolled back",
+        r.unacknowledged_lost_pages.to_string(),
+    );
     row("invariant failures", r.invariant_failures.to_string());
     row("unsafe GC reclaims", r.unsafe_reclaims.to_string());
     row("pages scanned p50 / max", format!("{} / {}", r.pages_scanned_p50, r.pages_scanned_max));

@@ -404,19 +404,3 @@ impl Ssd {
         Some(self.content.as_ref().map_or(0, |c| c[ppn as usize]))
     }
 }
-
-impl Ssd {
-    #[doc(hidden)]
-    pub fn debug_find_content(&self, c: u64) -> String {
-        let Some(d) = &self.durability else { return String::new() };
-        let img = &d.image;
-        let mut out = String::new();
-        for (p, &x) in img.content.iter().enumerate() {
-            if x == c {
-                let b = p as u32 / self.geo.pages_per_block;
-                out += &format!(" [ppn {p} blk {b} off {} prog {} seq {} data {} lpn {} state {:?} erases {}]", p as u32 % self.geo.pages_per_block, img.programmed[b as usize], img.seq[p], img.data[p], img.lpn[p], self.blocks.state[b as usize], img.erase_count[b as usize]);
-            }
-        }
-        out
-    }
-}
