@@ -133,17 +133,15 @@ fn checkpoints_trade_write_amplification_for_recovery_time() {
         "workload.warmup=0.5x",
         "workload.writes=2x",
     ];
-    let logical = small(&base).logical_pages();
+    let load = |extra: &[&str]| {
+        let all: Vec<String> = base.iter().chain(extra).map(|s| s.to_string()).collect();
+        load_config(None, &all).unwrap()
+    };
+    let logical = load(&[]).logical_pages();
     let mut last: Option<CrashReport> = None;
     for divisor in [0u64, 2, 8, 32] {
         let interval = if divisor == 0 { 0 } else { logical / divisor };
-        let set = format!("ftl.checkpoint_interval_pages={interval}");
-        let mut sets = base.to_vec();
-        sets.push(&set);
-        let mut cfg = small(&sets);
-        cfg.workload.trim_fraction = 0.0;
-        cfg.workload.read_fraction = 0.0;
-        cfg.workload.requests = None;
+        let cfg = load(&[&format!("ftl.checkpoint_interval_pages={interval}")]);
         let r = sweep(&cfg, 60, 0.0, None);
         assert_clean(&r);
         if let Some(prev) = &last {
