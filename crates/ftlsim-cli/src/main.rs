@@ -170,7 +170,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         } => {
             use ftlsim::ftl::durability::BrokenRecovery;
             let cfg = ftlsim_run::load::load_config(config.as_deref(), &sets)?;
-            let mut opts = ftlsim_run::crash::CrashOptions::new(cuts, seed.unwrap_or(cfg.workload.seed));
+            let mut opts =
+                ftlsim_run::crash::CrashOptions::new(cuts, seed.unwrap_or(cfg.workload.seed));
             opts.remap_fraction = remap_fraction;
             opts.flush_every_requests = flush_every;
             opts.broken = match broken_recovery.as_deref() {

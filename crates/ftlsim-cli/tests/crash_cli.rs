@@ -26,7 +26,11 @@ fn crash(extra: &[&str]) -> std::process::Output {
 #[test]
 fn json_has_the_contract_keys_and_no_failures() {
     let out = crash(&["--cuts", "40"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     for key in [
         "cuts",
@@ -59,8 +63,16 @@ fn assert_rejected(args: &[&str], needle: &str) {
     assert_eq!(out.status.code(), Some(2), "{args:?}: stderr {stderr}");
     assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
     let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("error")).collect();
-    assert_eq!(lines.len(), 1, "{args:?}: expected one error line, got {stderr}");
-    assert!(lines[0].contains(needle), "{args:?}: `{}` does not name `{needle}`", lines[0]);
+    assert_eq!(
+        lines.len(),
+        1,
+        "{args:?}: expected one error line, got {stderr}"
+    );
+    assert!(
+        lines[0].contains(needle),
+        "{args:?}: `{}` does not name `{needle}`",
+        lines[0]
+    );
 }
 
 #[test]
@@ -70,14 +82,26 @@ fn bad_power_loss_input_is_named() {
         &["crash-test", "--cuts", "5", "--set", "ftl.journal_batch=0"],
         "ftl.journal_batch",
     );
-    assert_rejected(&["run", "--set", "ftl.journal_batch=0"], "ftl.journal_batch");
+    assert_rejected(
+        &["run", "--set", "ftl.journal_batch=0"],
+        "ftl.journal_batch",
+    );
     assert_rejected(
         &["run", "--set", "ftl.checkpoint_interval_pages=999999999"],
         "ftl.checkpoint_interval_pages",
     );
     assert_rejected(
-        &["crash-test", "--cuts", "5", "--set", "ftl.checkpoint_interval_pages=999999999"],
+        &[
+            "crash-test",
+            "--cuts",
+            "5",
+            "--set",
+            "ftl.checkpoint_interval_pages=999999999",
+        ],
         "ftl.checkpoint_interval_pages",
     );
-    assert_rejected(&["crash-test", "--cuts", "5", "--remap-fraction", "2"], "--remap-fraction");
+    assert_rejected(
+        &["crash-test", "--cuts", "5", "--remap-fraction", "2"],
+        "--remap-fraction",
+    );
 }

@@ -174,7 +174,10 @@ fn check(ssd: &Ssd, model: &mut Model) -> Tally {
         if allowed(got) {
             t.unacknowledged_lost += u64::from(got != model.current[lpn as usize]);
         } else {
-            let any_data = want.is_some() || later.get(&lpn).is_some_and(|v| v.iter().any(Option::is_some));
+            let any_data = want.is_some()
+                || later
+                    .get(&lpn)
+                    .is_some_and(|v| v.iter().any(Option::is_some));
             match got {
                 None => t.lost += 1,
                 Some(v) if !model.seen.contains(&(lpn, v)) => t.foreign += 1,
@@ -221,10 +224,7 @@ pub fn crash_test(
         bail!("--cuts 0: a crash test needs at least one cut");
     }
     if !(0.0..=1.0).contains(&opts.remap_fraction) {
-        bail!(
-            "--remap-fraction {} is outside [0, 1]",
-            opts.remap_fraction
-        );
+        bail!("--remap-fraction {} is outside [0, 1]", opts.remap_fraction);
     }
     if cfg.workload.kind == WorkloadType::Trace {
         bail!("crash-test drives a synthetic workload; workload.type = \"trace\" is not supported");
@@ -290,12 +290,15 @@ pub fn crash_test(
         }
         let mut changes = Vec::new();
         let flush = opts.flush_every_requests > 0
-            && report.requests % opts.flush_every_requests == 0;
+            && report.requests.is_multiple_of(opts.flush_every_requests);
         if flush {
             ssd.flush();
         } else if rng.chance(opts.remap_fraction) {
             let (src, dst) = (gen.next_write(), gen.next_write());
-            let len = gen.request_size(src).min(span.saturating_sub(dst) as u32).max(1);
+            let len = gen
+                .request_size(src)
+                .min(span.saturating_sub(dst) as u32)
+                .max(1);
             let clone = cfg.sharing() && rng.chance(0.5);
             let result = if clone {
                 ssd.clone_range(src, dst, u64::from(len))
@@ -327,7 +330,7 @@ pub fn crash_test(
                             gen.next_content()
                         } else {
                             version += 1;
-                            ftlsim::hash::splitmix64(version ^ 0x5eed_0f_da7a)
+                            ftlsim::hash::splitmix64(version ^ 0x005e_ed0f_da7a)
                         };
                         ssd.write_page(lpn, 0, content)?;
                         model.set(lpn as u32, Some(content), &mut changes);
@@ -341,7 +344,10 @@ pub fn crash_test(
                         if got != model.current[lpn as usize] {
                             report.read_mismatches += 1;
                             report.first_failure.get_or_insert_with(|| {
-                                format!("request {}: read of LPN {lpn} disagrees with the model", report.requests)
+                                format!(
+                                    "request {}: read of LPN {lpn} disagrees with the model",
+                                    report.requests
+                                )
                             });
                         }
                     }
@@ -445,7 +451,10 @@ pub fn render(r: &CrashReport) -> String {
     );
     row("invariant failures", r.invariant_failures.to_string());
     row("unsafe GC reclaims", r.unsafe_reclaims.to_string());
-    row("pages scanned p50 / max", format!("{} / {}", r.pages_scanned_p50, r.pages_scanned_max));
+    row(
+        "pages scanned p50 / max",
+        format!("{} / {}", r.pages_scanned_p50, r.pages_scanned_max),
+    );
     row(
         "recovery time p50 / p99",
         format!(
@@ -456,7 +465,10 @@ pub fn render(r: &CrashReport) -> String {
     );
     row("requests", r.requests.to_string());
     row("WAF", format!("{:.4}", r.waf));
-    row("  journal pages (WAF)", format!("{} ({:.4})", r.journal_pages, r.journal_waf));
+    row(
+        "  journal pages (WAF)",
+        format!("{} ({:.4})", r.journal_pages, r.journal_waf),
+    );
     row(
         "  checkpoint pages (WAF)",
         format!("{} ({:.4})", r.checkpoint_pages, r.checkpoint_waf),

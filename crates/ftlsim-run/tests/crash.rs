@@ -27,7 +27,10 @@ fn small(sets: &[&str]) -> Config {
 }
 
 fn coldmap(sets: &[&str]) -> Config {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/coldmap/fio.toml");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/coldmap/fio.toml"
+    );
     let mut all: Vec<String> = [
         "device.blocks=128",
         "device.pages_per_block=32",
@@ -42,7 +45,12 @@ fn coldmap(sets: &[&str]) -> Config {
     load_config(Some(std::path::Path::new(path)), &all).unwrap()
 }
 
-fn sweep(cfg: &Config, cuts: u64, remap_fraction: f64, broken: Option<BrokenRecovery>) -> CrashReport {
+fn sweep(
+    cfg: &Config,
+    cuts: u64,
+    remap_fraction: f64,
+    broken: Option<BrokenRecovery>,
+) -> CrashReport {
     let mut opts = CrashOptions::new(cuts, 7);
     opts.remap_fraction = remap_fraction;
     opts.flush_every_requests = 40;
@@ -52,7 +60,12 @@ fn sweep(cfg: &Config, cuts: u64, remap_fraction: f64, broken: Option<BrokenReco
 
 fn assert_clean(r: &CrashReport) {
     assert_eq!(
-        (r.failures, r.lost_pages, r.resurrected_pages, r.foreign_pages),
+        (
+            r.failures,
+            r.lost_pages,
+            r.resurrected_pages,
+            r.foreign_pages
+        ),
         (0, 0, 0, 0),
         "{r:#?}"
     );
@@ -88,7 +101,10 @@ fn dedup_ftl_with_coldmap_placement() {
 fn sharing_ftl_with_remap_and_clone_traffic() {
     let r = sweep(&coldmap(&["ftl.journal_batch=8"]), 300, 0.1, None);
     assert_clean(&r);
-    assert!(r.cuts_in_remap > 0, "no cut landed inside a remap/clone: {r:#?}");
+    assert!(
+        r.cuts_in_remap > 0,
+        "no cut landed inside a remap/clone: {r:#?}"
+    );
     let cfg = small(&["ftl.remap=true", "ftl.frontiers=separate"]);
     assert_clean(&sweep(&cfg, 200, 0.1, None));
 }
@@ -102,7 +118,10 @@ fn write_buffer_rolls_back_only_what_was_not_acknowledged() {
         "a volatile buffer must lose unflushed writes: {plain:#?}"
     );
     let protected = sweep(
-        &small(&["ftl.write_buffer_pages=16", "ftl.power_loss_protection=true"]),
+        &small(&[
+            "ftl.write_buffer_pages=16",
+            "ftl.power_loss_protection=true",
+        ]),
         200,
         0.0,
         None,
@@ -119,7 +138,12 @@ fn the_sweep_catches_a_recovery_that_ignores_the_journal() {
 
 #[test]
 fn the_sweep_catches_a_recovery_that_trusts_the_lower_sequence() {
-    let r = sweep(&small(&[]), 200, 0.0, Some(BrokenRecovery::TrustLowerSequence));
+    let r = sweep(
+        &small(&[]),
+        200,
+        0.0,
+        Some(BrokenRecovery::TrustLowerSequence),
+    );
     assert!(r.failures > 0, "{r:#?}");
     assert!(r.lost_pages > 0, "old versions must win: {r:#?}");
 }
@@ -140,7 +164,8 @@ fn checkpoints_trade_write_amplification_for_recovery_time() {
     let logical = load(&[]).logical_pages();
     let mut last: Option<CrashReport> = None;
     for divisor in [0u64, 2, 8, 32] {
-        let interval = if divisor == 0 { 0 } else { logical / divisor };
+        // 0 turns checkpoints off.
+        let interval = logical.checked_div(divisor).unwrap_or(0);
         let cfg = load(&[&format!("ftl.checkpoint_interval_pages={interval}")]);
         let r = sweep(&cfg, 60, 0.0, None);
         assert_clean(&r);

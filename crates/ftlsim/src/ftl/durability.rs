@@ -40,11 +40,22 @@ pub const NO_DATA: u64 = u64::MAX;
 /// A mapping change that programs no page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RecordKind {
-    Trim { lpn: Lpn },
+    Trim {
+        lpn: Lpn,
+    },
     /// A dedup hit: `lpn` maps to the live data `data`.
-    Map { lpn: Lpn, data: u64 },
-    Remap { src: Lpn, dst: Lpn },
-    Clone { src: Lpn, dst: Lpn },
+    Map {
+        lpn: Lpn,
+        data: u64,
+    },
+    Remap {
+        src: Lpn,
+        dst: Lpn,
+    },
+    Clone {
+        src: Lpn,
+        dst: Lpn,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -446,7 +457,9 @@ impl super::Ssd {
     /// Every event (page write, journal record) with a sequence number
     /// below this is durable: it survives a cut.
     pub fn durable_seq(&self) -> u64 {
-        self.durability.as_ref().map_or(u64::MAX, |d| d.durable_seq())
+        self.durability
+            .as_ref()
+            .map_or(u64::MAX, |d| d.durable_seq())
     }
 
     /// The next sequence number: events so far are below it.
