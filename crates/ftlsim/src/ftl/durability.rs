@@ -493,6 +493,31 @@ impl super::Ssd {
         }
     }
 
+    /// The one-to-one write path with power-loss tracking, apart so that
+    /// the untracked path stays as it was. It differs in two places: the old
+    /// page is unmapped after allocating, and the program is stamped.
+    #[inline(never)]
+    pub(crate) fn write_page_tracked(
+        &mut self,
+        lpn: Lpn,
+        stream: u16,
+        content: u64,
+    ) -> Result<(), crate::SimError> {
+        self.now += 1;
+        let frontier = self.placement.host_frontier(stream);
+        let ppn = self.next_page(frontier, true)?;
+        self.unmap_after_allocating(lpn);
+        self.counters.host_write_pages += 1;
+        self.program(ppn, lpn, content);
+        self.log(super::FlashOp::Program { ppn, gc: false });
+        self.l2p[lpn as usize] = super::MapEntry {
+            ppn,
+            written_at: self.now as u32,
+        };
+        self.durable_host_write(ppn, lpn, content);
+        Ok(())
+    }
+
     /// With tracking, a write unmaps the page it kills only once it has its
     /// own page: GC inside the allocation may otherwise erase the old data
     /// before the new is programmed, and a cut between loses both. (Without
@@ -558,11 +583,19 @@ impl super::Ssd {
 
     /// GC is about to stage a victim's pages: the buffer drains first, so
     /// the image knows every page's data id and GC copies land in order.
-    pub(crate) fn durable_gc_begin(&mut self) {
+    pub(crate) fn durable_gc_begin(&mut self, victim: u32) {
         let d = self.durability.as_mut().expect("tracking on");
         d.drain_buffer();
         d.gc_data.clear();
         d.in_gc = true;
+        // In the order GC stages them: the victim's valid pages, ascending.
+        let first = self.geo.first_page(victim);
+        for ppn in first..first + self.geo.pages_per_block {
+            if self.valid_bits[(ppn / 64) as usize] & (1u64 << (ppn % 64)) != 0 {
+                let p = ppn as usize;
+                d.gc_data.push((d.image.data[p], d.image.lpn[p]));
+            }
+        }
     }
 
     /// The `i`-th staged page landed at `ppn`.

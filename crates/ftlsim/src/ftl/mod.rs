@@ -309,19 +309,18 @@ impl Ssd {
         if self.sharing.is_some() {
             return self.write_page_shared(lpn, stream, content);
         }
+        if self.durability.is_some() {
+            return self.write_page_tracked(lpn, stream, content);
+        }
         self.now += 1;
         let old = self.l2p[lpn as usize];
-        let tracking = self.durability.is_some();
-        if old.ppn != NONE && !tracking {
+        if old.ppn != NONE {
             // Unmap before allocating: GC must not migrate the page this write kills.
             self.l2p[lpn as usize].ppn = NONE;
             self.invalidate(old);
         }
         let frontier = self.placement.host_frontier(stream);
         let ppn = self.next_page(frontier, true)?;
-        if tracking {
-            self.unmap_after_allocating(lpn);
-        }
         // Counted once it has a page: a write refused at end of life is not a host write.
         self.counters.host_write_pages += 1;
         self.program(ppn, lpn, content);
@@ -330,9 +329,6 @@ impl Ssd {
             ppn,
             written_at: self.now as u32,
         };
-        if self.durability.is_some() {
-            self.durable_host_write(ppn, lpn, content);
-        }
         Ok(())
     }
 
@@ -629,7 +625,7 @@ impl Ssd {
         let copy_first = self.durability.is_some()
             && (!self.pool.is_empty() || self.gc_room_pages() >= u64::from(valid));
         if self.durability.is_some() {
-            self.durable_gc_begin();
+            self.durable_gc_begin(victim);
             if !copy_first && valid > 0 {
                 self.durability.as_mut().expect("on").stats.unsafe_reclaims += 1;
             }
@@ -657,10 +653,6 @@ impl Ssd {
                 if let Some(ops) = &mut self.ops {
                     ops.push(FlashOp::Read { ppn, gc: true });
                 }
-                if let Some(d) = &mut self.durability {
-                    let p = ppn as usize;
-                    d.gc_data.push((d.image.data[p], d.image.lpn[p]));
-                }
             }
         }
         assert_eq!(
@@ -680,16 +672,35 @@ impl Ssd {
                 self.counters.wl_copy_pages += u64::from(valid);
             }
         }
-        if !copy_first {
-            self.erase(victim);
+        if copy_first {
+            // Only with tracking: the copies are stamped.
+            self.land_staged::<true>(victim)?;
         }
+        self.erase(victim);
+        if !copy_first {
+            if self.durability.is_some() {
+                self.land_staged::<true>(victim)?;
+            } else {
+                self.land_staged::<false>(victim)?;
+            }
+        }
+        if let Some(d) = &mut self.durability {
+            d.in_gc = false;
+        }
+        Ok(())
+    }
+
+    /// Programs the staged pages of `victim` into their GC destinations
+    /// (`TRACKED`: stamping each copy on the flash image).
+    #[inline(never)]
+    fn land_staged<const TRACKED: bool>(&mut self, victim: u32) -> Result<(), SimError> {
         let mut staged = std::mem::take(&mut self.gc_buffer);
         for (i, page) in staged.iter().enumerate() {
             let ppn = self.next_page(self.gc_destination(page.frontier as usize), false)?;
             debug_assert_eq!(self.geo.block_of(self.l2p[page.lpn as usize].ppn), victim);
             self.program(ppn, page.lpn, page.content);
             self.log(FlashOp::Program { ppn, gc: true });
-            if self.durability.is_some() {
+            if TRACKED {
                 self.durable_gc_copy(i, ppn, page.content);
             }
             self.l2p[page.lpn as usize].ppn = ppn;
@@ -699,12 +710,6 @@ impl Ssd {
         }
         staged.clear();
         self.gc_buffer = staged;
-        if copy_first {
-            self.erase(victim);
-        }
-        if let Some(d) = &mut self.durability {
-            d.in_gc = false;
-        }
         Ok(())
     }
 
@@ -729,7 +734,7 @@ impl Ssd {
     /// empty and the intended frontier is full, the copy goes to a
     /// destination with room instead. One always has room: the block this
     /// victim's copies opened holds more pages than the victim had valid.
-    #[inline]
+    #[inline(always)]
     fn gc_destination(&self, frontier: usize) -> usize {
         if !self.pool.is_empty() || self.has_room(frontier) {
             return frontier;
@@ -742,6 +747,8 @@ impl Ssd {
             .unwrap_or(frontier)
     }
 
+    // One call site on the GC path (and one at mount): keep it inlined there.
+    #[inline(always)]
     fn erase(&mut self, block: u32) {
         let b = block as usize;
         let first = self.geo.first_page(block);
