@@ -288,7 +288,25 @@ impl Ssd {
     }
 
     /// The host write path with many-to-one mapping.
+    #[inline]
     pub(crate) fn write_page_shared(
+        &mut self,
+        lpn: Lpn,
+        stream: u16,
+        content: u64,
+    ) -> Result<(), SimError> {
+        if self.durability.is_some() {
+            self.write_page_shared_as::<true>(lpn, stream, content)
+        } else {
+            self.write_page_shared_as::<false>(lpn, stream, content)
+        }
+    }
+
+    /// `TRACKED`: power-loss tracking is on (dedup maps are journaled,
+    /// programs stamped, the old page unmapped after allocating); the
+    /// untracked instance is the path as it was.
+    #[inline(always)]
+    fn write_page_shared_as<const TRACKED: bool>(
         &mut self,
         lpn: Lpn,
         stream: u16,
@@ -332,21 +350,20 @@ impl Ssd {
                 }
                 self.add_ref(lpn, target);
                 self.l2p[lpn as usize].ppn = target;
-                if self.durability.is_some() {
+                if TRACKED {
                     self.durable_map(lpn, target);
                 }
             }
             self.l2p[lpn as usize].written_at = now;
             return Ok(());
         }
-        let tracking = self.durability.is_some();
-        if old != NONE && !tracking {
+        if old != NONE && !TRACKED {
             self.l2p[lpn as usize].ppn = NONE;
             self.drop_ref(lpn, old);
         }
         let frontier = self.placement.host_frontier(stream);
         let ppn = self.next_page(frontier, true)?;
-        if tracking {
+        if TRACKED {
             self.unmap_after_allocating(lpn);
         }
         // Counted once it has a page: a write refused at end of life is not a host write.
@@ -370,7 +387,7 @@ impl Ssd {
             ppn,
             written_at: now,
         };
-        if self.durability.is_some() {
+        if TRACKED {
             self.durable_host_write(ppn, lpn, content);
         }
         Ok(())
