@@ -226,6 +226,9 @@ pub fn crash_test(
     if !(0.0..=1.0).contains(&opts.remap_fraction) {
         bail!("--remap-fraction {} is outside [0, 1]", opts.remap_fraction);
     }
+    if !cfg.host.layers.is_empty() {
+        bail!("crash-test drives the device directly; remove [[host.layers]] (host layers keep no state on flash)");
+    }
     if cfg.workload.kind == WorkloadType::Trace {
         bail!("crash-test drives a synthetic workload; workload.type = \"trace\" is not supported");
     }

@@ -98,6 +98,13 @@ impl Config {
         if self.ftl.dedup {
             bytes += (physical * 2).next_power_of_two() * 16; // fingerprint index
         }
+        if self.ftl.power_loss_tracking() {
+            // flash image per page and block, one checkpoint (docs/power-loss.md)
+            bytes += physical * 28 + u64::from(self.device.blocks) * 22;
+            if self.ftl.checkpoint_interval_pages > 0 {
+                bytes += logical * 12;
+            }
+        }
         bytes
     }
 

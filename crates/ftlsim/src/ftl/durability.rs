@@ -220,6 +220,16 @@ impl Durability {
         }
     }
 
+    /// Bytes of the image, journal and checkpoint (not the short buffers).
+    pub fn state_bytes(&self) -> usize {
+        let img = &self.image;
+        let per_page = img.lpn.len() * 4 + (img.seq.len() + img.data.len() + img.content.len()) * 8;
+        let per_block = img.programmed.len() * (4 + 8 + 4 + 2 + 4);
+        let journal = img.journal.len() * std::mem::size_of::<Record>();
+        let checkpoint = img.checkpoint.as_ref().map_or(0, |c| c.data.len() * 12);
+        per_page + per_block + journal + checkpoint
+    }
+
     #[inline]
     pub fn next_seq(&mut self) -> u64 {
         let s = self.seq;

@@ -265,7 +265,8 @@ impl Ssd {
         let l2p = self.l2p.len() * std::mem::size_of::<MapEntry>();
         let oob = self.oob_lpn.len() * std::mem::size_of::<Lpn>() + self.valid_bits.len() * 8;
         let content = self.content.as_ref().map_or(0, |c| c.len() * 8)
-            + self.sharing.as_ref().map_or(0, Sharing::state_bytes);
+            + self.sharing.as_ref().map_or(0, Sharing::state_bytes)
+            + self.durability.as_ref().map_or(0, |d| d.state_bytes());
         // state, valid, write_ptr, erase_count, owner, seq, last_write_at, plus victim links
         let per_block = 1 + 4 + 4 + 4 + 4 + 8 + 8 + 8;
         let blocks = self.geo.blocks as usize * per_block;
