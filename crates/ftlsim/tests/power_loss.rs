@@ -38,7 +38,7 @@ fn every_cut_point_recovers_what_was_acknowledged() {
             step += 1;
             let lpn = ftlsim::hash::splitmix64(step) % logical;
             let content = step;
-            if step % 7 == 0 {
+            if step.is_multiple_of(7) {
                 ssd.trim_page(lpn).unwrap();
                 in_flight = Some((lpn, None));
             } else {
