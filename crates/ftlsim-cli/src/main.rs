@@ -57,6 +57,33 @@ enum Command {
     /// Reproduce a paper's experiment: a grid of workloads x variants
     /// described by a file in experiments/ (docs/coldmap.md).
     Reproduce(reproduce::ReproduceArgs),
+    /// Cut power at random points of a config's workload, recover from
+    /// flash, and check nothing acknowledged was lost (docs/power-loss.md).
+    /// Exit 1 when any cut fails.
+    CrashTest {
+        /// TOML config; omitted, the built-in defaults are used.
+        config: Option<PathBuf>,
+        /// Override a config key (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+        /// Power cuts to make (at least 1).
+        #[arg(long)]
+        cuts: u64,
+        /// Seed of the cut points and remap/clone traffic (default: workload.seed).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Share of requests that are remaps (and clones with ftl.remap or ftl.dedup).
+        #[arg(long, default_value_t = 0.0)]
+        remap_fraction: f64,
+        /// A flush every this many requests (0 = none).
+        #[arg(long, default_value_t = 0)]
+        flush_every: u64,
+        /// Test only: a deliberately broken recovery (ignore-journal, trust-lower-seq).
+        #[arg(long, hide = true)]
+        broken_recovery: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Measure simulation throughput and memory.
     Bench {
         /// A 4096-block device instead of the 64 GiB one.
@@ -131,6 +158,46 @@ fn run(cli: Cli) -> Result<ExitCode> {
             })
         }
         Command::Reproduce(args) => reproduce::run(args),
+        Command::CrashTest {
+            config,
+            sets,
+            cuts,
+            seed,
+            remap_fraction,
+            flush_every,
+            broken_recovery,
+            json,
+        } => {
+            use ftlsim::ftl::durability::BrokenRecovery;
+            let cfg = ftlsim_run::load::load_config(config.as_deref(), &sets)?;
+            let mut opts =
+                ftlsim_run::crash::CrashOptions::new(cuts, seed.unwrap_or(cfg.workload.seed));
+            opts.remap_fraction = remap_fraction;
+            opts.flush_every_requests = flush_every;
+            opts.broken = match broken_recovery.as_deref() {
+                None => None,
+                Some("ignore-journal") => Some(BrokenRecovery::IgnoreJournal),
+                Some("trust-lower-seq") => Some(BrokenRecovery::TrustLowerSequence),
+                Some(other) => anyhow::bail!(
+                    "--broken-recovery `{other}`: expected ignore-journal or trust-lower-seq"
+                ),
+            };
+            let mut progress = progress::Progress::new();
+            let report = ftlsim_run::crash::crash_test(&cfg, &opts, &mut |done, total| {
+                progress.update("crash-test", done, total);
+            })?;
+            progress.finish();
+            if json {
+                println!("{}", serde_json::to_string(&report)?);
+            } else {
+                print!("{}", ftlsim_run::crash::render(&report));
+            }
+            Ok(if report.failures == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
         Command::Bench {
             quick,
             segments,

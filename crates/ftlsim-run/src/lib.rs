@@ -7,10 +7,12 @@
 //! * [`output`]: the summary table, JSON/CSV files and SVG plots.
 //! * [`reproduce`], [`validate`], [`bench`]: experiments, the analytical
 //!   validation and the throughput benchmark.
+//! * [`crash`]: power-cut sweeps against a reference model.
 //!
 //! Front ends keep argument parsing, progress bars and printing.
 
 pub mod bench;
+pub mod crash;
 pub mod load;
 pub mod output;
 pub mod plot;

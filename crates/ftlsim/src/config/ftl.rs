@@ -69,6 +69,29 @@ pub struct FtlConfig {
     /// confirm every fingerprint match byte for byte. Needs `dedup`; costs a
     /// page of memory per live page, so it is for small devices and tests.
     pub verify_content: bool,
+    /// Power loss (docs/power-loss.md): host page writes between mapping
+    /// checkpoints written to flash. 0 = no checkpoints (recovery scans the
+    /// whole device). Any non-zero value turns power-loss tracking on.
+    pub checkpoint_interval_pages: u64,
+    /// Journal records (trim, remap, clone, dedup map) per journal page:
+    /// a record is durable once its page is written (a full batch, a flush,
+    /// a checkpoint or an erase). Used only when power-loss tracking is on.
+    pub journal_batch: u32,
+    /// Host pages acknowledged before they are durable: the stamps of the
+    /// last writes wait in the controller until this many are buffered or a
+    /// flush. 0 = write-through. Non-zero turns power-loss tracking on.
+    pub write_buffer_pages: u32,
+    /// Capacitor-backed controller: at a power cut the write buffer and the
+    /// pending journal records still reach flash.
+    pub power_loss_protection: bool,
+}
+
+impl FtlConfig {
+    /// Whether the config alone asks for power-loss tracking (the crash test
+    /// turns it on for any config).
+    pub fn power_loss_tracking(&self) -> bool {
+        self.checkpoint_interval_pages > 0 || self.write_buffer_pages > 0
+    }
 }
 
 impl Default for FtlConfig {
@@ -87,6 +110,10 @@ impl Default for FtlConfig {
             placement: PlacementName::Normal,
             coldmap_threshold: 2,
             verify_content: false,
+            checkpoint_interval_pages: 0,
+            journal_batch: 64,
+            write_buffer_pages: 0,
+            power_loss_protection: false,
         }
     }
 }

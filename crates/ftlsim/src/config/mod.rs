@@ -126,6 +126,13 @@ impl Config {
         if self.ftl.dedup {
             bytes += (physical * 2).next_power_of_two() * 16; // fingerprint index
         }
+        if self.ftl.power_loss_tracking() {
+            // flash image per page and block, one checkpoint (docs/power-loss.md)
+            bytes += physical * 28 + u64::from(self.device.blocks) * 22;
+            if self.ftl.checkpoint_interval_pages > 0 {
+                bytes += logical * 12;
+            }
+        }
         bytes
     }
 
@@ -158,10 +165,38 @@ impl Config {
                 "a zoned device has no mapping of its own: it cannot deduplicate or remap (ftl.dedup, ftl.remap)",
             ));
         }
+        if self.ftl.power_loss_tracking() {
+            return Err(ConfigError::new(
+                "device.zoned",
+                "power-loss tracking (checkpoints, journal, write buffer) models a page-mapped FTL, not zones",
+            ));
+        }
         if !matches!(self.host.layers.last(), Some(LayerConfig::Log(_))) {
             return Err(ConfigError::new(
                 "device.zoned",
                 "a zoned device is written sequentially per zone: it needs a [[host.layers]] type = \"log\" directly above it (the last layer)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// What power-loss tracking needs beyond a valid config: two free blocks
+    /// kept so that GC copies before it erases, and no page bytes (they are
+    /// not kept on the flash image).
+    pub fn validate_power_loss(&self) -> Result<(), ConfigError> {
+        if self.ftl.verify_content {
+            return Err(ConfigError::new(
+                "ftl.verify_content",
+                "power-loss tracking keeps fingerprints, not page bytes: it cannot be combined with verify_content",
+            ));
+        }
+        let ppb = u64::from(self.device.pages_per_block);
+        let spare_blocks = (self.physical_pages() - self.logical_pages()) / ppb;
+        let needed = u64::from(self.frontier_count()) + 1 + 2;
+        if spare_blocks < needed {
+            return Err(ConfigError::new(
+                "device.spare_factor",
+                format!("power-loss tracking keeps 2 free blocks for GC: the device needs at least {needed} spare blocks, it has {spare_blocks}"),
             ));
         }
         Ok(())
@@ -273,6 +308,25 @@ impl Config {
                 "ftl.verify_content",
                 "verifies dedup matches: it needs ftl.dedup = true",
             ));
+        }
+        if f.journal_batch == 0 {
+            return Err(ConfigError::new(
+                "ftl.journal_batch",
+                "0 records per journal page: it must be at least 1",
+            ));
+        }
+        if f.checkpoint_interval_pages > self.logical_pages() {
+            return Err(ConfigError::new(
+                "ftl.checkpoint_interval_pages",
+                format!(
+                    "{} is larger than the device's {} logical pages (0 turns checkpoints off)",
+                    f.checkpoint_interval_pages,
+                    self.logical_pages()
+                ),
+            ));
+        }
+        if f.power_loss_tracking() {
+            self.validate_power_loss()?;
         }
         if f.coldmap_threshold < 2 {
             return Err(ConfigError::new(

@@ -22,9 +22,11 @@
 
 pub mod block_device;
 pub mod check;
+pub mod durability;
 pub mod fingerprint_index;
 pub mod free_pool;
 pub mod frontier;
+pub mod recovery;
 pub mod remap;
 pub mod sharing;
 pub mod victim;
@@ -132,8 +134,8 @@ pub struct Ssd {
     /// Logical time: host page writes so far.
     pub(crate) now: u64,
     next_seq: u64,
-    gc_low: u32,
-    gc_high: u32,
+    pub(crate) gc_low: u32,
+    pub(crate) gc_high: u32,
     pe_limit: u32,
     wl_threshold: u32,
     erases_since_wl_check: u32,
@@ -157,6 +159,8 @@ pub struct Ssd {
     pub survival: Option<LogHistogram>,
     /// Flash operations since the last `take_ops`, when the op log is on.
     ops: Option<Vec<FlashOp>>,
+    /// The flash image, journal and checkpoints, when power-loss tracking is on.
+    pub(crate) durability: Option<Box<durability::Durability>>,
 }
 
 impl Ssd {
@@ -184,7 +188,7 @@ impl Ssd {
         } else {
             cfg.ftl.gc_low_watermark
         };
-        Ok(Self {
+        let mut ssd = Self {
             geo,
             logical_pages,
             l2p: crate::mem::filled_vec(logical_pages as usize, UNMAPPED),
@@ -228,7 +232,13 @@ impl Ssd {
                     cfg.ftl.verify_content,
                 )
             }),
-        })
+            durability: None,
+        };
+        if cfg.ftl.power_loss_tracking() {
+            ssd.durability = Some(Box::new(durability::Durability::new(cfg)));
+            ssd.keep_gc_spare();
+        }
+        Ok(ssd)
     }
 
     pub fn geometry(&self) -> &Geometry {
@@ -265,7 +275,8 @@ impl Ssd {
         let l2p = self.l2p.len() * std::mem::size_of::<MapEntry>();
         let oob = self.oob_lpn.len() * std::mem::size_of::<Lpn>() + self.valid_bits.len() * 8;
         let content = self.content.as_ref().map_or(0, |c| c.len() * 8)
-            + self.sharing.as_ref().map_or(0, Sharing::state_bytes);
+            + self.sharing.as_ref().map_or(0, Sharing::state_bytes)
+            + self.durability.as_ref().map_or(0, |d| d.state_bytes());
         // state, valid, write_ptr, erase_count, owner, seq, last_write_at, plus victim links
         let per_block = 1 + 4 + 4 + 4 + 4 + 8 + 8 + 8;
         let blocks = self.geo.blocks as usize * per_block;
@@ -308,6 +319,9 @@ impl Ssd {
         let lpn = self.check_lpn(lpn)?;
         if self.sharing.is_some() {
             return self.write_page_shared(lpn, stream, content);
+        }
+        if self.durability.is_some() {
+            return self.write_page_tracked(lpn, stream, content);
         }
         self.now += 1;
         let old = self.l2p[lpn as usize];
@@ -374,14 +388,21 @@ impl Ssd {
         if old.ppn != NONE {
             self.l2p[lpn as usize] = UNMAPPED;
             self.invalidate(old);
+            if self.durability.is_some() {
+                self.durable_record(durability::RecordKind::Trim { lpn });
+            }
         }
         Ok(())
     }
 
-    /// Flush: the page-mapped FTL has no volatile write buffer, so a flush
-    /// only counts (the timing model gives it a cost).
+    /// Flush: with power-loss tracking, the write buffer and the journal
+    /// batch become durable; otherwise it only counts (the timing model
+    /// gives it a cost).
     pub fn flush(&mut self) {
         self.counters.flushes += 1;
+        if self.durability.is_some() {
+            self.durable_flush();
+        }
     }
 
     /// A layer above started (`true`) or finished cleaning: while it cleans,
@@ -389,12 +410,25 @@ impl Ssd {
     /// that keeps the device writable), so that the upper layer's
     /// invalidations land before victims are chosen.
     pub fn defer_gc(&mut self, defer: bool) {
-        let hard = if self.pe_limit > 0 { 1 } else { 0 };
+        // Power-loss tracking keeps two free blocks so that GC copies before
+        // it erases: that floor holds while deferring too.
+        let hard = if self.durability.is_some() {
+            2
+        } else if self.pe_limit > 0 {
+            1
+        } else {
+            0
+        };
         (self.gc_low, self.gc_high) = if defer {
             (hard, hard)
         } else {
             (self.gc_low_configured, self.gc_high_configured)
         };
+    }
+
+    /// The current watermarks become the ones `defer_gc(false)` restores.
+    pub(crate) fn keep_gc_watermarks(&mut self) {
+        (self.gc_low_configured, self.gc_high_configured) = (self.gc_low, self.gc_high);
     }
 
     /// Starts recording flash operations (for the timing model).
@@ -539,6 +573,9 @@ impl Ssd {
         self.blocks.seq[b] = self.next_seq;
         self.next_seq += 1;
         self.frontiers[frontier].block = block;
+        if self.durability.is_some() {
+            self.durable_open(block);
+        }
         Ok(())
     }
 
@@ -626,6 +663,17 @@ impl Ssd {
         if let Some(s) = &mut self.sharing {
             s.staged.clear();
         }
+        // With power-loss tracking GC copies before it erases its victim
+        // (the victim keeps the only durable copy until then), which needs
+        // a free block; without one it must erase first, an unsafe window.
+        let copy_first = self.durability.is_some()
+            && (!self.pool.is_empty() || self.gc_room_pages() >= u64::from(valid));
+        if self.durability.is_some() {
+            self.durable_gc_begin(victim);
+            if !copy_first && valid > 0 {
+                self.durability.as_mut().expect("on").stats.unsafe_reclaims += 1;
+            }
+        }
         let mean_single = self.mean_single_survival();
         let origin_stream = self.blocks.stream[v];
         let first = self.geo.first_page(victim);
@@ -668,13 +716,37 @@ impl Ssd {
                 self.counters.wl_copy_pages += u64::from(valid);
             }
         }
+        if copy_first {
+            // Only with tracking: the copies are stamped.
+            self.land_staged::<true>(victim)?;
+        }
         self.erase(victim);
+        if !copy_first {
+            if self.durability.is_some() {
+                self.land_staged::<true>(victim)?;
+            } else {
+                self.land_staged::<false>(victim)?;
+            }
+        }
+        if let Some(d) = &mut self.durability {
+            d.in_gc = false;
+        }
+        Ok(())
+    }
+
+    /// Programs the staged pages of `victim` into their GC destinations
+    /// (`TRACKED`: stamping each copy on the flash image).
+    #[inline(never)]
+    fn land_staged<const TRACKED: bool>(&mut self, victim: u32) -> Result<(), SimError> {
         let mut staged = std::mem::take(&mut self.gc_buffer);
         for (i, page) in staged.iter().enumerate() {
             let ppn = self.next_page(self.gc_destination(page.frontier as usize), false)?;
             debug_assert_eq!(self.geo.block_of(self.l2p[page.lpn as usize].ppn), victim);
             self.program(ppn, page.lpn, page.content);
             self.log(FlashOp::Program { ppn, gc: true });
+            if TRACKED {
+                self.durable_gc_copy(i, ppn, page.content);
+            }
             self.l2p[page.lpn as usize].ppn = ppn;
             if self.sharing.is_some() {
                 self.land_shared(i, ppn, page.content);
@@ -706,7 +778,7 @@ impl Ssd {
     /// empty and the intended frontier is full, the copy goes to a
     /// destination with room instead. One always has room: the block this
     /// victim's copies opened holds more pages than the victim had valid.
-    #[inline]
+    #[inline(always)]
     fn gc_destination(&self, frontier: usize) -> usize {
         if !self.pool.is_empty() || self.has_room(frontier) {
             return frontier;
@@ -719,6 +791,8 @@ impl Ssd {
             .unwrap_or(frontier)
     }
 
+    // One call site on the GC path (and one at mount): keep it inlined there.
+    #[inline(always)]
     fn erase(&mut self, block: u32) {
         let b = block as usize;
         let first = self.geo.first_page(block);
@@ -732,6 +806,9 @@ impl Ssd {
         self.counters.erase_count += 1;
         self.erases_since_wl_check += 1;
         self.log(FlashOp::Erase { block });
+        if let Some(d) = &mut self.durability {
+            d.on_reclaimed(block, self.blocks.erase_count[b]);
+        }
         if self.pe_limit > 0 && self.blocks.erase_count[b] >= self.pe_limit {
             self.blocks.state[b] = BlockState::Retired;
             self.retired += 1;

@@ -4,6 +4,7 @@
 //! Neither programs flash. Every check runs before any change, so a bad
 //! request changes nothing.
 
+use super::durability::RecordKind;
 use super::{MapEntry, Ssd, UNMAPPED};
 use crate::error::SimError;
 use crate::flash::NONE;
@@ -15,6 +16,13 @@ enum Kind {
 }
 
 impl Ssd {
+    /// Marks a remap/clone in progress, so a cut inside one is reported as such.
+    fn set_in_remap(&mut self, on: bool) {
+        if let Some(d) = &mut self.durability {
+            d.in_remap = on;
+        }
+    }
+
     fn check_range_request(
         &self,
         kind: Kind,
@@ -60,6 +68,7 @@ impl Ssd {
     /// Moves the mapping of `len` pages from `src` to `dst`; `src` reads as unmapped after.
     pub fn remap(&mut self, src: u64, dst: u64, len: u64) -> Result<(), SimError> {
         self.check_range_request(Kind::Remap, src, dst, len)?;
+        self.set_in_remap(true);
         for i in 0..len {
             let (s, d) = ((src + i) as u32, (dst + i) as u32);
             let moving = self.l2p[s as usize];
@@ -84,7 +93,11 @@ impl Ssd {
                 self.oob_lpn[moving.ppn as usize] = d;
                 self.l2p[d as usize] = moving;
             }
+            if self.durability.is_some() {
+                self.durable_record(RecordKind::Remap { src: s, dst: d });
+            }
         }
+        self.set_in_remap(false);
         self.counters.remap_pages += len;
         Ok(())
     }
@@ -93,6 +106,7 @@ impl Ssd {
     pub fn clone_range(&mut self, src: u64, dst: u64, len: u64) -> Result<(), SimError> {
         self.check_range_request(Kind::Clone, src, dst, len)?;
         let now = self.now as u32;
+        self.set_in_remap(true);
         for i in 0..len {
             let (s, d) = ((src + i) as u32, (dst + i) as u32);
             let shared = self.l2p[s as usize].ppn;
@@ -108,7 +122,11 @@ impl Ssd {
                 ppn: shared,
                 written_at: now,
             };
+            if self.durability.is_some() {
+                self.durable_record(RecordKind::Clone { src: s, dst: d });
+            }
         }
+        self.set_in_remap(false);
         self.counters.clone_pages += len;
         Ok(())
     }

@@ -54,6 +54,15 @@ pub struct PageShare {
 const EVER_SHARED: u32 = 1 << 31;
 
 impl PageShare {
+    /// A page mapped by one LPN (recovery rebuilds shared pages LPN by LPN).
+    pub(crate) fn new(fingerprint: u64, born: u32) -> Self {
+        Self {
+            fingerprint,
+            refs: 1,
+            born,
+        }
+    }
+
     /// LPNs mapping to the page.
     #[inline]
     pub fn refs(&self) -> u32 {
@@ -279,7 +288,25 @@ impl Ssd {
     }
 
     /// The host write path with many-to-one mapping.
+    #[inline]
     pub(crate) fn write_page_shared(
+        &mut self,
+        lpn: Lpn,
+        stream: u16,
+        content: u64,
+    ) -> Result<(), SimError> {
+        if self.durability.is_some() {
+            self.write_page_shared_as::<true>(lpn, stream, content)
+        } else {
+            self.write_page_shared_as::<false>(lpn, stream, content)
+        }
+    }
+
+    /// `TRACKED`: power-loss tracking is on (dedup maps are journaled,
+    /// programs stamped, the old page unmapped after allocating); the
+    /// untracked instance is the path as it was.
+    #[inline(always)]
+    fn write_page_shared_as<const TRACKED: bool>(
         &mut self,
         lpn: Lpn,
         stream: u16,
@@ -323,16 +350,22 @@ impl Ssd {
                 }
                 self.add_ref(lpn, target);
                 self.l2p[lpn as usize].ppn = target;
+                if TRACKED {
+                    self.durable_map(lpn, target);
+                }
             }
             self.l2p[lpn as usize].written_at = now;
             return Ok(());
         }
-        if old != NONE {
+        if old != NONE && !TRACKED {
             self.l2p[lpn as usize].ppn = NONE;
             self.drop_ref(lpn, old);
         }
         let frontier = self.placement.host_frontier(stream);
         let ppn = self.next_page(frontier, true)?;
+        if TRACKED {
+            self.unmap_after_allocating(lpn);
+        }
         // Counted once it has a page: a write refused at end of life is not a host write.
         self.counters.host_write_pages += 1;
         self.program(ppn, lpn, content);
@@ -354,6 +387,9 @@ impl Ssd {
             ppn,
             written_at: now,
         };
+        if TRACKED {
+            self.durable_host_write(ppn, lpn, content);
+        }
         Ok(())
     }
 
@@ -362,6 +398,9 @@ impl Ssd {
         if old != NONE {
             self.l2p[lpn as usize] = UNMAPPED;
             self.drop_ref(lpn, old);
+            if self.durability.is_some() {
+                self.durable_record(super::durability::RecordKind::Trim { lpn });
+            }
         }
     }
 

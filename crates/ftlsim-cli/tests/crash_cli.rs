@@ -1,0 +1,107 @@
+//! `ftlsim crash-test` end to end: the JSON contract, exit codes, bad input.
+
+mod common;
+use common::ftlsim;
+
+const SMALL: &[&str] = &[
+    "--set",
+    "device.blocks=64",
+    "--set",
+    "device.pages_per_block=16",
+    "--set",
+    "workload.warmup=1x",
+    "--set",
+    "workload.requests=8000",
+    "--set",
+    "workload.trim_fraction=0.1",
+];
+
+fn crash(extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["crash-test", "--json"];
+    args.extend_from_slice(SMALL);
+    args.extend_from_slice(extra);
+    ftlsim(&args)
+}
+
+#[test]
+fn json_has_the_contract_keys_and_no_failures() {
+    let out = crash(&["--cuts", "40"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in [
+        "cuts",
+        "failures",
+        "lost_pages",
+        "resurrected_pages",
+        "recovery_ns_p50",
+        "recovery_ns_p99",
+    ] {
+        assert!(v.get(key).is_some(), "missing key {key}");
+    }
+    assert_eq!(v["cuts"], 40);
+    assert_eq!(v["failures"], 0);
+    assert!(v["recovery_ns_p50"].as_u64().unwrap() > 0);
+    let again = crash(&["--cuts", "40"]);
+    assert_eq!(out.stdout, again.stdout, "same seed, same bytes");
+}
+
+#[test]
+fn a_broken_recovery_fails_with_exit_1() {
+    let out = crash(&["--cuts", "40", "--broken-recovery", "ignore-journal"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["failures"].as_u64().unwrap() > 0);
+}
+
+fn assert_rejected(args: &[&str], needle: &str) {
+    let out = ftlsim(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: stderr {stderr}");
+    assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("error")).collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "{args:?}: expected one error line, got {stderr}"
+    );
+    assert!(
+        lines[0].contains(needle),
+        "{args:?}: `{}` does not name `{needle}`",
+        lines[0]
+    );
+}
+
+#[test]
+fn bad_power_loss_input_is_named() {
+    assert_rejected(&["crash-test", "--cuts", "0"], "--cuts");
+    assert_rejected(
+        &["crash-test", "--cuts", "5", "--set", "ftl.journal_batch=0"],
+        "ftl.journal_batch",
+    );
+    assert_rejected(
+        &["run", "--set", "ftl.journal_batch=0"],
+        "ftl.journal_batch",
+    );
+    assert_rejected(
+        &["run", "--set", "ftl.checkpoint_interval_pages=999999999"],
+        "ftl.checkpoint_interval_pages",
+    );
+    assert_rejected(
+        &[
+            "crash-test",
+            "--cuts",
+            "5",
+            "--set",
+            "ftl.checkpoint_interval_pages=999999999",
+        ],
+        "ftl.checkpoint_interval_pages",
+    );
+    assert_rejected(
+        &["crash-test", "--cuts", "5", "--remap-fraction", "2"],
+        "--remap-fraction",
+    );
+}

@@ -1,0 +1,406 @@
+//! Power cut and recovery: drop everything volatile, then rebuild the
+//! mapping, reference counts, valid counts, free pool and victim index from
+//! the flash image alone (the last checkpoint, the OOB of pages newer than
+//! it, and the journal), and say what that cost.
+//!
+//! Recovery replays, in sequence order, every host program newer than the
+//! checkpoint (from the OOB: LPN and data id) and every journal record. An
+//! LPN ends mapped to a data id; the data lives in the newest copy of it on
+//! flash (GC copies keep the data id). Replaying stale programs is harmless:
+//! whatever superseded them is durable too, because nothing is erased while
+//! the write or record that killed it is volatile.
+
+use std::collections::HashMap;
+
+use super::durability::{BrokenRecovery, RecordKind, NO_DATA};
+use super::fingerprint_index::FingerprintIndex;
+use super::victim::VictimIndex;
+use super::{MapEntry, Ssd, UNMAPPED};
+use crate::error::SimError;
+use crate::flash::{BlockState, Lpn, Ppn, NONE};
+
+/// What a recovery read and how long it took.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RecoveryReport {
+    /// Every page read: block probes, OOB scans, journal and checkpoint pages.
+    pub pages_scanned: u64,
+    /// Blocks whose OOB was scanned page by page (newer than the checkpoint).
+    pub blocks_scanned: u64,
+    pub journal_pages_read: u64,
+    pub checkpoint_pages_read: u64,
+    /// Modelled time: reads spread over the LUNs, transfers over the channels.
+    pub recovery_ns: u64,
+    /// LPNs whose data id was found on no page (a broken recovery loses them).
+    pub unresolved_pages: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    Program { lpn: Lpn, data: u64 },
+    Record(RecordKind),
+}
+
+impl Ssd {
+    /// Power is lost: the write buffer and journal batch are lost unless
+    /// protected, and the mapping, counts, pool and frontiers are gone.
+    pub fn power_cut(&mut self) -> Result<(), SimError> {
+        let Some(d) = &mut self.durability else {
+            return Err(SimError::BadRequest(
+                "power_cut needs power-loss tracking (Ssd::track_power_loss)".into(),
+            ));
+        };
+        d.freeze();
+        d.buffer.clear();
+        d.pending.clear();
+        d.gc_data.clear();
+        d.in_gc = false;
+        d.in_remap = false;
+        self.l2p.fill(UNMAPPED);
+        self.oob_lpn.fill(NONE);
+        self.valid_bits.fill(0);
+        self.blocks.valid.fill(0);
+        for f in &mut self.frontiers {
+            f.block = NONE;
+        }
+        self.gc_buffer.clear();
+        if let Some(s) = &mut self.sharing {
+            s.staged.clear();
+            s.next_sharer.fill(NONE);
+            s.prev_sharer.fill(NONE);
+            s.pages.fill(Default::default());
+            s.extra_lpns = 0;
+            if let Some(index) = &mut s.index {
+                *index = FingerprintIndex::with_capacity(self.oob_lpn.len());
+            }
+        }
+        Ok(())
+    }
+
+    /// Rebuilds the device from the flash image after `power_cut`.
+    pub fn recover(&mut self) -> Result<RecoveryReport, SimError> {
+        let Some(mut d) = self.durability.take() else {
+            return Err(SimError::BadRequest(
+                "recover needs power-loss tracking (Ssd::track_power_loss)".into(),
+            ));
+        };
+        let result = self.rebuild(&mut d);
+        self.durability = Some(d);
+        let report = result?;
+        self.sync_meta_pages();
+        self.mount_gc()?;
+        Ok(report)
+    }
+
+    /// GC at mount, before the host writes again, while it is safe (a free
+    /// block, or room for the victim's pages in an open GC frontier): a cut
+    /// inside GC left the pool a block short, and GC with no free block
+    /// would have to erase before it copies.
+    fn mount_gc(&mut self) -> Result<(), SimError> {
+        let ppb = self.geo.pages_per_block;
+        while self.pool.len() < self.gc_low {
+            let Some(victim) = self
+                .victims
+                .choose(&self.blocks, &mut self.gc_rng, self.now)
+            else {
+                break;
+            };
+            let valid = self.blocks.valid[victim as usize];
+            if valid == ppb || (self.pool.is_empty() && self.gc_room_pages() < u64::from(valid)) {
+                self.victims.insert(victim, &self.blocks);
+                break;
+            }
+            self.reclaim(victim, super::Reclaim::Gc)?;
+        }
+        Ok(())
+    }
+
+    fn rebuild(
+        &mut self,
+        d: &mut super::durability::Durability,
+    ) -> Result<RecoveryReport, SimError> {
+        let ppb = self.geo.pages_per_block;
+        let img = &d.image;
+        let logical = self.logical_pages as usize;
+        let pe_limit = self.pe_limit;
+        let retired_at = move |erases: u32| pe_limit > 0 && erases >= pe_limit;
+        let mut report = RecoveryReport::default();
+
+        // 1. Start from the checkpoint, or from nothing.
+        let since = img.checkpoint.as_ref().map_or(0, |c| c.seq);
+        let mut map: Vec<u64> = match &img.checkpoint {
+            Some(c) => c.data.clone(),
+            None => vec![NO_DATA; logical],
+        };
+        // data id → (page, sequence number of that copy)
+        let mut loc: HashMap<u64, (Ppn, u64)> = HashMap::new();
+        if let Some(c) = &img.checkpoint {
+            report.checkpoint_pages_read = d.checkpoint_pages_each;
+            for (lpn, &data) in c.data.iter().enumerate() {
+                if data != NO_DATA {
+                    loc.insert(data, (c.ppn[lpn], 0));
+                }
+            }
+        }
+
+        // 2. Scan the blocks programmed since the checkpoint. A block's
+        // pages are in sequence order, so its last page tells whether it
+        // is newer (one probe read for the blocks that are not).
+        let trust_lower = d.broken == Some(BrokenRecovery::TrustLowerSequence);
+        let mut events: Vec<(u64, Event)> = Vec::new();
+        let mut max_seq = since;
+        for block in 0..self.geo.blocks {
+            let b = block as usize;
+            let programmed = img.programmed[b];
+            if programmed == 0 {
+                continue;
+            }
+            let first = self.geo.first_page(block);
+            let last_seq = img.seq[(first + programmed - 1) as usize];
+            max_seq = max_seq.max(last_seq);
+            if last_seq < since {
+                report.pages_scanned += 1;
+                continue;
+            }
+            report.blocks_scanned += 1;
+            report.pages_scanned += u64::from(programmed);
+            // Data in a retired block was copied before it retired; its
+            // programs still tell the mapping's history.
+            let retired = retired_at(img.erase_count[b]);
+            for ppn in first..first + programmed {
+                let p = ppn as usize;
+                let (seq, data) = (img.seq[p], img.data[p]);
+                if seq < since {
+                    continue;
+                }
+                // A page, original or GC copy, stands for the host program
+                // that created its data, at that program's place in order.
+                if data >= since {
+                    events.push((
+                        data,
+                        Event::Program {
+                            lpn: img.lpn[p],
+                            data,
+                        },
+                    ));
+                }
+                if retired {
+                    continue;
+                }
+                let newer = match loc.get(&data) {
+                    None => true,
+                    Some(&(_, have)) => {
+                        if trust_lower && have != 0 {
+                            seq < have
+                        } else {
+                            seq > have
+                        }
+                    }
+                };
+                if newer {
+                    loc.insert(data, (ppn, seq));
+                }
+            }
+        }
+
+        // 3. The journal since the checkpoint.
+        report.journal_pages_read = img.journal_pages;
+        report.pages_scanned += img.journal_pages + report.checkpoint_pages_read;
+        if d.broken != Some(BrokenRecovery::IgnoreJournal) {
+            for r in &img.journal {
+                if r.seq >= since {
+                    events.push((r.seq, Event::Record(r.kind)));
+                }
+            }
+        }
+        if let Some(r) = img.journal.last() {
+            max_seq = max_seq.max(r.seq);
+        }
+
+        // 4. Replay in sequence order.
+        events.sort_unstable_by_key(|&(seq, _)| seq);
+        // Copies of one data repeat its program: keep one.
+        events.dedup_by_key(|&mut (seq, _)| seq);
+        let mut programmed_once = vec![false; if trust_lower { logical } else { 0 }];
+        for &(_, event) in &events {
+            match event {
+                Event::Program { lpn, data } => {
+                    if trust_lower {
+                        if programmed_once[lpn as usize] {
+                            continue;
+                        }
+                        programmed_once[lpn as usize] = true;
+                    }
+                    map[lpn as usize] = data;
+                }
+                Event::Record(RecordKind::Trim { lpn }) => map[lpn as usize] = NO_DATA,
+                Event::Record(RecordKind::Map { lpn, data }) => map[lpn as usize] = data,
+                Event::Record(RecordKind::Remap { src, dst }) => {
+                    map[dst as usize] = map[src as usize];
+                    map[src as usize] = NO_DATA;
+                }
+                Event::Record(RecordKind::Clone { src, dst }) => {
+                    map[dst as usize] = map[src as usize];
+                }
+            }
+        }
+
+        // 5. Blocks: erased ones return to the pool; any block holding
+        // pages is full (a partly programmed one is closed as it is, its
+        // unprogrammed pages unused until GC erases it).
+        self.pool = Default::default();
+        self.retired = 0;
+        let mut max_open = 0;
+        for block in 0..self.geo.blocks {
+            let b = block as usize;
+            self.blocks.erase_count[b] = img.erase_count[b];
+            self.blocks.seq[b] = img.open_seq[b];
+            max_open = max_open.max(img.open_seq[b]);
+            self.blocks.owner[b] = NONE;
+            self.blocks.valid[b] = 0;
+            if retired_at(img.erase_count[b]) {
+                self.blocks.state[b] = BlockState::Retired;
+                self.blocks.write_ptr[b] = 0;
+                self.retired += 1;
+            } else if img.programmed[b] == 0 {
+                self.blocks.state[b] = BlockState::Free;
+                self.blocks.write_ptr[b] = 0;
+                self.pool.insert(block, img.erase_count[b]);
+            } else {
+                self.blocks.state[b] = BlockState::Full;
+                self.blocks.write_ptr[b] = ppb;
+                self.blocks.stream[b] = img.stream[b];
+            }
+        }
+        // A partly programmed block goes back to the frontier that opened
+        // it (its newest, if several): GC finds the room it had. The others
+        // stay closed, their unprogrammed pages unused until GC erases them.
+        for block in 0..self.geo.blocks {
+            let b = block as usize;
+            let owner = img.owner[b] as usize;
+            if self.blocks.state[b] != BlockState::Full
+                || img.programmed[b] == ppb
+                || owner >= self.frontiers.len()
+            {
+                continue;
+            }
+            let current = self.frontiers[owner].block;
+            if current == NONE || img.open_seq[current as usize] < img.open_seq[b] {
+                if current != NONE {
+                    self.blocks.state[current as usize] = BlockState::Full;
+                    self.blocks.write_ptr[current as usize] = ppb;
+                    self.blocks.owner[current as usize] = NONE;
+                }
+                self.blocks.state[b] = BlockState::Open;
+                self.blocks.write_ptr[b] = img.programmed[b];
+                self.blocks.owner[b] = owner as u32;
+                self.frontiers[owner].block = block;
+            }
+        }
+        self.next_seq = max_open + 1;
+        if let Some(c) = &mut self.content {
+            c.copy_from_slice(&img.content);
+        }
+
+        // 6. The mapping, valid pages and sharing state.
+        let now = self.now as u32;
+        let mut merges = Vec::new();
+        for (lpn, &data) in map.iter().enumerate() {
+            if data == NO_DATA {
+                continue;
+            }
+            let found = loc.get(&data).map(|&(ppn, _)| ppn).filter(|&ppn| {
+                let b = self.geo.block_of(ppn) as usize;
+                ppn % ppb < img.programmed[b]
+                    && img.data[ppn as usize] == data
+                    && matches!(self.blocks.state[b], BlockState::Full | BlockState::Open)
+            });
+            let Some(mut ppn) = found else {
+                report.unresolved_pages += 1;
+                continue;
+            };
+            let lpn = lpn as Lpn;
+            if self.sharing.is_some() {
+                // Two live pages with one content (a lost trim brought an
+                // old one back): map both LPNs to the one indexed first.
+                let fp = img.content[ppn as usize];
+                let s = self.sharing.as_ref().expect("sharing on");
+                if let Some(q) = s.index.as_ref().and_then(|i| i.get(fp)) {
+                    if q != ppn {
+                        // The merge must be journaled: the page left behind
+                        // may be erased, and with it this LPN's last program.
+                        merges.push(RecordKind::Map {
+                            lpn,
+                            data: img.data[q as usize],
+                        });
+                    }
+                    ppn = q;
+                }
+                if s.pages[ppn as usize].refs() > 0 {
+                    self.add_ref(lpn, ppn);
+                    self.l2p[lpn as usize] = MapEntry {
+                        ppn,
+                        written_at: now,
+                    };
+                    continue;
+                }
+                let s = self.sharing.as_mut().expect("sharing on");
+                s.pages[ppn as usize] = super::sharing::PageShare::new(fp, now);
+                if let Some(index) = s.index.as_mut() {
+                    index.insert(fp, ppn);
+                }
+            } else if self.oob_lpn[ppn as usize] != NONE {
+                // One-to-one mapping: a second LPN on one page cannot be right.
+                report.unresolved_pages += 1;
+                continue;
+            }
+            self.oob_lpn[ppn as usize] = lpn;
+            self.valid_bits[(ppn / 64) as usize] |= 1u64 << (ppn % 64);
+            self.blocks.valid[self.geo.block_of(ppn) as usize] += 1;
+            self.l2p[lpn as usize] = MapEntry {
+                ppn,
+                written_at: now,
+            };
+        }
+
+        // 7. The victim index over the full blocks.
+        self.victims = VictimIndex::new(self.victims.policy(), self.geo.blocks, ppb);
+        for block in 0..self.geo.blocks {
+            if self.blocks.state[block as usize] == BlockState::Full {
+                self.victims.insert(block, &self.blocks);
+            }
+        }
+
+        // 7b. Blocks that hold no live data go back to the pool at mount
+        // (no copy needed), so GC finds a free block and can copy before it
+        // erases: a cut leaves partly programmed and stale blocks behind.
+        for block in 0..self.geo.blocks {
+            let b = block as usize;
+            if self.blocks.state[b] == BlockState::Full && self.blocks.valid[b] == 0 {
+                self.victims.remove(block, &self.blocks);
+                self.erase(block);
+                d.image.erase_count[b] = self.blocks.erase_count[b];
+            }
+        }
+
+        // 8. The controller starts again after everything it saw.
+        d.seq = max_seq + 1;
+        d.frozen = false;
+        d.ops_left = u64::MAX;
+        d.cut_in_gc = false;
+        d.cut_in_remap = false;
+        for kind in merges {
+            d.record(kind);
+        }
+        d.write_journal_page();
+        let per_lun = report.pages_scanned.div_ceil(d.luns);
+        let per_channel = report.pages_scanned.div_ceil(d.channels);
+        report.recovery_ns = (per_lun * d.read_ns).max(per_channel * d.transfer_ns);
+        Ok(report)
+    }
+
+    /// The content an LPN reads after recovery, without counting a host read.
+    pub fn peek_content(&self, lpn: u64) -> Option<u64> {
+        let ppn = self.lookup(lpn)?;
+        Some(self.content.as_ref().map_or(0, |c| c[ppn as usize]))
+    }
+}
