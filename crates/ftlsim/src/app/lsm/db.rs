@@ -1,0 +1,459 @@
+//! The engine: puts and deletes go to the WAL and the memtable; a full
+//! memtable is flushed to a table (level 0, or deeper when nothing overlaps
+//! it) and then compactions run until every level is within its target.
+//! Gets look in the memtable, then level 0 newest first, then one table
+//! per level; scans merge every source. There are no snapshots, so each
+//! merge keeps only the newest version of a key.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashSet};
+
+use super::compaction::{self, Choice, GRANDPARENT_OVERLAP_FILES};
+use super::config::LsmConfig;
+use super::entry::{self, Entry, Value};
+use super::files::Files;
+use super::memtable::Memtable;
+use super::sstable::{Table, TableBuilder, CONTEXT_COMPACTION, CONTEXT_FLUSH};
+use super::stats::{LevelStats, LsmStats};
+use super::version::Version;
+use super::wal::Wal;
+use crate::error::{ConfigError, SimError};
+use crate::request::BlockDevice;
+
+/// Most compactions one flush may set off: far above what a flush can need
+/// (a few per level), so reaching it means compaction is not converging.
+const MAX_COMPACTIONS_PER_FLUSH: usize = 100_000;
+
+/// A key-value store on the files of `D`.
+pub struct Db<D: BlockDevice> {
+    config: LsmConfig,
+    files: Files<D>,
+    mem: Memtable,
+    wal: Wal,
+    version: Version,
+    seq: u64,
+    /// Per level, the largest key of its last compaction (round robin).
+    pointers: Vec<Option<Vec<u8>>>,
+    stats: LsmStats,
+}
+
+/// One item of a scan source: key, sequence, value, and the data block it
+/// came from (`(level, table, block)`; `None` for the memtable).
+type ScanItem<'a> = (&'a [u8], u64, Option<Value>, Option<(usize, usize, usize)>);
+
+impl<D: BlockDevice> Db<D> {
+    /// An empty store on `files`.
+    pub fn new(config: &LsmConfig, files: Files<D>) -> Result<Self, ConfigError> {
+        config.validate("lsm")?;
+        let levels = config.levels as usize;
+        let stats = LsmStats {
+            page_bytes: files.page_bytes(),
+            levels: vec![LevelStats::default(); levels],
+            ..LsmStats::default()
+        };
+        Ok(Self {
+            config: config.clone(),
+            files,
+            mem: Memtable::default(),
+            wal: Wal::default(),
+            version: Version::new(levels),
+            seq: 0,
+            pointers: vec![None; levels],
+            stats,
+        })
+    }
+
+    /// Stores `value` under `key`.
+    pub fn put(&mut self, key: &[u8], value: Value) -> Result<(), SimError> {
+        self.stats.puts += 1;
+        self.write(key, Some(value))
+    }
+
+    /// Deletes `key` (writes a tombstone).
+    pub fn delete(&mut self, key: &[u8]) -> Result<(), SimError> {
+        self.stats.deletes += 1;
+        self.write(key, None)
+    }
+
+    fn write(&mut self, key: &[u8], value: Option<Value>) -> Result<(), SimError> {
+        self.seq += 1;
+        let bytes = entry::entry_bytes(key.len(), value);
+        let hash = entry::content_hash(key, self.seq, value);
+        let before = self.files.counters().write_pages;
+        self.wal.append(&mut self.files, bytes, hash)?;
+        self.stats.wal_write_pages += self.files.counters().write_pages - before;
+        self.mem.insert(key, self.seq, value);
+        self.stats.user_write_bytes +=
+            key.len() as u64 + value.map_or(0, |v| u64::from(v.len_bytes));
+        if self.mem.size_bytes() >= self.config.memtable_bytes {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// The value stored under `key`, reading the one data block per table
+    /// that may hold it (filters and indexes are in memory, as LevelDB's
+    /// table cache holds them).
+    pub fn get(&mut self, key: &[u8]) -> Result<Option<Value>, SimError> {
+        self.stats.gets += 1;
+        if let Some(v) = self.mem.get(key) {
+            return Ok(v);
+        }
+        for (level, tables) in self.version.levels.iter().enumerate() {
+            let candidates: Vec<usize> = if level == 0 {
+                (0..tables.len())
+                    .rev()
+                    .filter(|&i| tables[i].covers(key))
+                    .collect()
+            } else {
+                let i = tables.partition_point(|t| t.largest() < key);
+                (i < tables.len() && tables[i].covers(key))
+                    .then_some(i)
+                    .into_iter()
+                    .collect()
+            };
+            for i in candidates {
+                let t = &tables[i];
+                if !t.bloom.may_contain(key) {
+                    self.stats.bloom_skips += 1;
+                    continue;
+                }
+                let Some(block) = t.block_for(key) else {
+                    continue;
+                };
+                t.read_block(&mut self.files, block)?;
+                self.stats.lookup_block_reads += 1;
+                if let Some(e) = t.find_in_block(block, key) {
+                    return Ok(e.value);
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Up to `limit` live entries with keys ≥ `start`, in key order, reading
+    /// every data block the scan passes through.
+    pub fn scan(&mut self, start: &[u8], limit: usize) -> Result<Vec<(Vec<u8>, Value)>, SimError> {
+        self.stats.scans += 1;
+        let mut out = Vec::new();
+        let mut blocks: Vec<(usize, usize, usize)> = Vec::new();
+        {
+            let mut sources: Vec<Box<dyn Iterator<Item = ScanItem<'_>> + '_>> = Vec::new();
+            sources.push(Box::new(
+                self.mem.range_from(start).map(|(k, s, v)| (k, s, v, None)),
+            ));
+            for (level, tables) in self.version.levels.iter().enumerate() {
+                if level == 0 {
+                    for i in 0..tables.len() {
+                        sources.push(Box::new(run_from(tables, 0, i, i + 1, start)));
+                    }
+                } else {
+                    let first = tables.partition_point(|t| t.largest() < start);
+                    sources.push(Box::new(run_from(
+                        tables,
+                        level,
+                        first,
+                        tables.len(),
+                        start,
+                    )));
+                }
+            }
+            let mut heads: Vec<Option<ScanItem<'_>>> =
+                sources.iter_mut().map(|s| s.next()).collect();
+            let mut heap: BinaryHeap<Reverse<(&[u8], Reverse<u64>, usize)>> = heads
+                .iter()
+                .enumerate()
+                .filter_map(|(i, h)| h.map(|(k, s, _, _)| Reverse((k, Reverse(s), i))))
+                .collect();
+            let mut last_block: Vec<Option<(usize, usize, usize)>> = vec![None; sources.len()];
+            let mut last_key: Option<&[u8]> = None;
+            while out.len() < limit {
+                let Some(Reverse((key, _, src))) = heap.pop() else {
+                    break;
+                };
+                let (_, _, value, block) = heads[src].expect("a head in the heap");
+                if block.is_some() && block != last_block[src] {
+                    last_block[src] = block;
+                    blocks.extend(block);
+                }
+                heads[src] = sources[src].next();
+                if let Some((k, s, _, _)) = heads[src] {
+                    heap.push(Reverse((k, Reverse(s), src)));
+                }
+                if last_key == Some(key) {
+                    continue; // an older version
+                }
+                last_key = Some(key);
+                if let Some(v) = value {
+                    out.push((key.to_vec(), v));
+                }
+            }
+        }
+        for (level, table, block) in blocks {
+            self.version.levels[level][table].read_block(&mut self.files, block)?;
+            self.stats.lookup_block_reads += 1;
+        }
+        Ok(out)
+    }
+
+    /// Flushes the memtable (if it holds anything) and compacts until
+    /// every level is within its target.
+    pub fn flush(&mut self) -> Result<(), SimError> {
+        if self.mem.is_empty() {
+            return Ok(());
+        }
+        let before = self.files.counters().write_pages;
+        let old_wal = self.wal.close(&mut self.files)?;
+        self.stats.wal_write_pages += self.files.counters().write_pages - before;
+        let entries = self.mem.take_entries();
+        let (lo, hi) = (&entries[0].key, &entries[entries.len() - 1].key);
+        let level = compaction::flush_level(&self.version, &self.config, lo, hi);
+        let mut builder = TableBuilder::new(self.config.block_bytes, self.files.page_bytes());
+        for e in entries {
+            builder.add(e);
+        }
+        let table = builder
+            .finish(&mut self.files, CONTEXT_FLUSH)?
+            .expect("a non-empty memtable makes a table");
+        self.stats.flush_write_pages += table.pages();
+        let l0 = &mut self.stats.levels[0];
+        l0.compaction_write_pages += table.pages();
+        l0.compactions += 1;
+        if level == 0 {
+            self.version.levels[0].push(table);
+        } else {
+            self.version.insert_sorted(level, table);
+        }
+        if let Some(file) = old_wal {
+            self.files.delete(file)?;
+        }
+        self.compact()
+    }
+
+    fn compact(&mut self) -> Result<(), SimError> {
+        for _ in 0..MAX_COMPACTIONS_PER_FLUSH {
+            match compaction::pick(&self.version, &self.config, &self.pointers) {
+                Choice::Nothing => return Ok(()),
+                Choice::Move { level, index } => {
+                    let table = self.version.levels[level].remove(index);
+                    self.pointers[level] = Some(table.largest().to_vec());
+                    self.version.insert_sorted(level + 1, table);
+                    self.stats.levels[level + 1].moves += 1;
+                }
+                Choice::Merge {
+                    level,
+                    inputs,
+                    next_inputs,
+                } => self.merge(level, &inputs, &next_inputs)?,
+            }
+        }
+        Err(SimError::Invariant(format!(
+            "lsm: {MAX_COMPACTIONS_PER_FLUSH} compactions after one flush; compaction does not converge"
+        )))
+    }
+
+    /// Merges tables `inputs` of `level` and `next_inputs` of `level + 1`
+    /// into new tables of `level + 1`.
+    fn merge(
+        &mut self,
+        level: usize,
+        inputs: &[usize],
+        next_inputs: &[usize],
+    ) -> Result<(), SimError> {
+        let out_level = level + 1;
+        let mut taken = take(&mut self.version.levels[level], inputs);
+        self.pointers[level] = taken.iter().map(|t| t.largest().to_vec()).max();
+        taken.extend(take(&mut self.version.levels[out_level], next_inputs));
+        let mut input_blocks: HashSet<u64> = HashSet::new();
+        let mut runs = Vec::with_capacity(taken.len());
+        let mut files = Vec::with_capacity(taken.len());
+        for t in taken {
+            // A compaction reads its inputs whole.
+            self.files.read(t.file, 0, t.pages())?;
+            self.stats.levels[out_level].compaction_read_pages += t.pages();
+            input_blocks.extend(t.blocks.iter().map(|b| b.content_hash));
+            files.push(t.file);
+            runs.push(t.into_entries().collect::<Vec<Entry>>());
+        }
+        let version = &self.version;
+        let merged = compaction::merge(runs, |key| version.is_base_level_for(out_level, key));
+        // Cut an output before it overlaps too much of level + 2, so that a
+        // later compaction of it does not rewrite a large part of that level.
+        let empty: &[Table] = &[];
+        let grandparents = self
+            .version
+            .levels
+            .get(out_level + 1)
+            .map_or(empty, |v| v.as_slice());
+        let max_overlap = GRANDPARENT_OVERLAP_FILES * self.config.sstable_bytes;
+        let (mut gp, mut overlap, mut seen) = (0usize, 0u64, false);
+        let mut outputs: Vec<Table> = Vec::new();
+        let mut builder = TableBuilder::new(self.config.block_bytes, self.files.page_bytes());
+        for e in merged {
+            while gp < grandparents.len() && e.key.as_slice() > grandparents[gp].largest() {
+                if seen {
+                    overlap += grandparents[gp].size_bytes;
+                }
+                gp += 1;
+            }
+            seen = true;
+            if overlap > max_overlap {
+                overlap = 0;
+                if !builder.is_empty() {
+                    let done = std::mem::replace(
+                        &mut builder,
+                        TableBuilder::new(self.config.block_bytes, self.files.page_bytes()),
+                    );
+                    outputs.extend(
+                        done.finish(&mut self.files, CONTEXT_COMPACTION + out_level as u64)?,
+                    );
+                }
+            }
+            builder.add(e);
+            if builder.estimated_bytes() >= self.config.sstable_bytes {
+                let done = std::mem::replace(
+                    &mut builder,
+                    TableBuilder::new(self.config.block_bytes, self.files.page_bytes()),
+                );
+                outputs
+                    .extend(done.finish(&mut self.files, CONTEXT_COMPACTION + out_level as u64)?);
+            }
+        }
+        outputs.extend(builder.finish(&mut self.files, CONTEXT_COMPACTION + out_level as u64)?);
+        let stats = &mut self.stats.levels[out_level];
+        stats.compactions += 1;
+        for t in &outputs {
+            stats.compaction_write_pages += t.pages();
+            stats.output_blocks += t.blocks.len() as u64;
+            stats.udb_blocks += t
+                .blocks
+                .iter()
+                .filter(|b| input_blocks.contains(&b.content_hash))
+                .count() as u64;
+        }
+        for t in outputs {
+            self.version.insert_sorted(out_level, t);
+        }
+        for file in files {
+            self.files.delete(file)?;
+        }
+        Ok(())
+    }
+
+    /// The engine's counters, with the current tables and bytes per level.
+    pub fn stats(&self) -> LsmStats {
+        let mut s = self.stats.clone();
+        for (level, l) in s.levels.iter_mut().enumerate() {
+            l.tables = self.version.levels[level].len() as u64;
+            l.bytes = self.version.level_bytes(level);
+        }
+        let c = self.files.counters();
+        s.file_write_pages = c.write_pages;
+        s.file_read_pages = c.read_pages;
+        s.file_trim_pages = c.trim_pages;
+        s
+    }
+
+    pub fn config(&self) -> &LsmConfig {
+        &self.config
+    }
+
+    /// The file layer (and through it the device).
+    pub fn files(&self) -> &Files<D> {
+        &self.files
+    }
+
+    pub fn files_mut(&mut self) -> &mut Files<D> {
+        &mut self.files
+    }
+
+    /// Checks the engine's invariants: tables well formed and of bounded
+    /// size, levels ≥ 1 sorted and disjoint, every level within its target
+    /// (compaction has caught up), every live file a table or the WAL, and
+    /// the file layer's own invariants.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.version.check(&self.config)?;
+        for (level, score) in compaction::scores(&self.version, &self.config)
+            .iter()
+            .enumerate()
+        {
+            if *score >= 1.0 {
+                return Err(format!(
+                    "level {level} is over its target (score {score:.2}) after compaction"
+                ));
+            }
+        }
+        let page = u64::from(self.files.page_bytes());
+        let block_pages = u64::from(self.config.block_bytes).div_ceil(page);
+        let cap =
+            self.config.sstable_bytes.max(self.config.memtable_bytes) + 2 * block_pages * page;
+        for (level, tables) in self.version.levels.iter().enumerate() {
+            for t in tables {
+                let largest_entry = t
+                    .blocks
+                    .iter()
+                    .flat_map(|b| &b.entries)
+                    .map(|e| e.size_bytes())
+                    .max()
+                    .unwrap_or(0);
+                if t.data_pages() * page > cap + largest_entry.div_ceil(page) * page {
+                    return Err(format!(
+                        "level {level}: table {} holds {} data pages, above the size bound",
+                        t.file.0,
+                        t.data_pages()
+                    ));
+                }
+                if self.files.pages(t.file) != t.pages() {
+                    return Err(format!(
+                        "level {level}: table {} pages differ from its file",
+                        t.file.0
+                    ));
+                }
+            }
+        }
+        let tables: usize = self.version.levels.iter().map(Vec::len).sum();
+        let files = self.files.file_count();
+        if files != tables && files != tables + 1 {
+            return Err(format!(
+                "{files} live files for {tables} tables and at most one WAL"
+            ));
+        }
+        self.files.check_invariants()
+    }
+}
+
+/// Removes the tables at `indices` (ascending) from `tables`.
+fn take(tables: &mut Vec<Table>, indices: &[usize]) -> Vec<Table> {
+    let mut out: Vec<Table> = indices.iter().rev().map(|&i| tables.remove(i)).collect();
+    out.reverse();
+    out
+}
+
+/// The entries of `tables[first..end]` with keys ≥ `start`, in order.
+fn run_from<'a>(
+    tables: &'a [Table],
+    level: usize,
+    first: usize,
+    end: usize,
+    start: &'a [u8],
+) -> impl Iterator<Item = ScanItem<'a>> + 'a {
+    tables[first..end]
+        .iter()
+        .enumerate()
+        .flat_map(move |(ti, t)| {
+            let b0 = t.block_for(start).unwrap_or(t.blocks.len());
+            t.blocks[b0..].iter().enumerate().flat_map(move |(bi, b)| {
+                b.entries
+                    .iter()
+                    .filter(move |e| e.key.as_slice() >= start)
+                    .map(move |e| {
+                        (
+                            e.key.as_slice(),
+                            e.seq,
+                            e.value,
+                            Some((level, first + ti, b0 + bi)),
+                        )
+                    })
+            })
+        })
+}
