@@ -139,12 +139,14 @@ pub fn merge(runs: Vec<Vec<Entry>>, mut drop_tombstone: impl FnMut(&[u8]) -> boo
     let mut all: Vec<Entry> = runs.into_iter().flatten().collect();
     all.sort_unstable_by(|a, b| a.key.cmp(&b.key).then(b.seq.cmp(&a.seq)));
     let mut out: Vec<Entry> = Vec::with_capacity(all.len());
-    let mut last_key: Option<Vec<u8>> = None;
-    for e in all {
-        if last_key.as_deref() == Some(e.key.as_slice()) {
+    // The key just handled, in a buffer reused across entries.
+    let mut last_key: Vec<u8> = Vec::new();
+    for (i, e) in all.into_iter().enumerate() {
+        if i > 0 && last_key == e.key {
             continue; // an older version of the key just handled
         }
-        last_key = Some(e.key.clone());
+        last_key.clear();
+        last_key.extend_from_slice(&e.key);
         if e.value.is_none() && drop_tombstone(&e.key) {
             continue;
         }
@@ -156,7 +158,108 @@ pub fn merge(runs: Vec<Vec<Entry>>, mut drop_tombstone: impl FnMut(&[u8]) -> boo
 #[cfg(test)]
 mod tests {
     use super::super::entry::Value;
+    use super::super::files::tests::{mem, MemDevice};
+    use super::super::files::Files;
+    use super::super::sstable::{Table, TableBuilder};
     use super::*;
+
+    /// A table of keys `key{i}` for `i` in `keys`, 100-byte values.
+    fn table(files: &mut Files<MemDevice>, keys: std::ops::Range<u32>) -> Table {
+        let mut b = TableBuilder::new(4096, 4096);
+        for i in keys {
+            b.add(Entry {
+                key: format!("key{i:05}").into_bytes(),
+                seq: u64::from(i),
+                value: Some(Value {
+                    len_bytes: 100,
+                    checksum: 0,
+                }),
+            });
+        }
+        b.finish(files, 0).unwrap().unwrap()
+    }
+
+    fn config() -> LsmConfig {
+        LsmConfig {
+            l0_trigger: 4,
+            l1_bytes: 64 << 10,
+            sstable_bytes: 16 << 10,
+            levels: 4,
+            ..LsmConfig::default()
+        }
+    }
+
+    #[test]
+    fn level_0_at_its_trigger_merges_every_overlapping_table() {
+        let mut files = Files::new(mem(1 << 16), 4096);
+        let mut v = Version::new(4);
+        // 0 and 1 overlap each other only through 2; 3 stands apart.
+        v.levels[0].push(table(&mut files, 0..100));
+        v.levels[0].push(table(&mut files, 500..600));
+        v.levels[0].push(table(&mut files, 90..510));
+        assert_eq!(
+            pick(&v, &config(), &[None, None, None, None]),
+            Choice::Nothing
+        );
+        v.levels[0].push(table(&mut files, 2000..2100));
+        v.levels[1].push(table(&mut files, 550..700));
+        v.levels[1].push(table(&mut files, 1000..1100));
+        assert_eq!(
+            pick(&v, &config(), &[None, None, None, None]),
+            Choice::Merge {
+                level: 0,
+                inputs: vec![0, 1, 2],
+                next_inputs: vec![0],
+            }
+        );
+    }
+
+    #[test]
+    fn an_oversized_level_compacts_round_robin_and_moves_lone_tables() {
+        let mut files = Files::new(mem(1 << 16), 4096);
+        let mut v = Version::new(4);
+        // Level 1: 5 tables of 16 pages (64 KiB + meta each) > 64 KiB.
+        for t in 0..5 {
+            v.levels[1].push(table(&mut files, t * 1000..t * 1000 + 500));
+        }
+        v.levels[2].push(table(&mut files, 1200..1300));
+        let none = vec![None; 4];
+        // The first table has nothing under it: moved.
+        assert_eq!(
+            pick(&v, &config(), &none),
+            Choice::Move { level: 1, index: 0 }
+        );
+        // After key00499 the next table, which overlaps level 2: merged.
+        let mut pointers = none.clone();
+        pointers[1] = Some(b"key00499".to_vec());
+        assert_eq!(
+            pick(&v, &config(), &pointers),
+            Choice::Merge {
+                level: 1,
+                inputs: vec![1],
+                next_inputs: vec![0],
+            }
+        );
+        // Past the last table: wraps to the first.
+        pointers[1] = Some(b"key99999".to_vec());
+        assert_eq!(
+            pick(&v, &config(), &pointers),
+            Choice::Move { level: 1, index: 0 }
+        );
+        assert!(scores(&v, &config())[1] > 1.0);
+    }
+
+    #[test]
+    fn a_flush_goes_below_level_0_only_where_nothing_overlaps() {
+        let mut files = Files::new(mem(1 << 16), 4096);
+        let mut v = Version::new(4);
+        assert_eq!(flush_level(&v, &config(), b"key00010", b"key00020"), 2);
+        v.levels[2].push(table(&mut files, 0..100));
+        assert_eq!(flush_level(&v, &config(), b"key00010", b"key00020"), 1);
+        v.levels[0].push(table(&mut files, 15..16));
+        assert_eq!(flush_level(&v, &config(), b"key00010", b"key00020"), 0);
+        assert_eq!(flush_level(&v, &config(), b"key00200", b"key00300"), 2);
+    }
 
     fn e(key: &str, seq: u64, live: bool) -> Entry {
         Entry {

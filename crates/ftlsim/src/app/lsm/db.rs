@@ -41,6 +41,10 @@ pub struct Db<D: BlockDevice> {
 /// came from (`(level, table, block)`; `None` for the memtable).
 type ScanItem<'a> = (&'a [u8], u64, Option<Value>, Option<(usize, usize, usize)>);
 
+/// A scan source's head in the merge heap: smallest key first, then the
+/// newest version, then the source.
+type ScanHead<'a> = Reverse<(&'a [u8], Reverse<u64>, usize)>;
+
 impl<D: BlockDevice> Db<D> {
     /// An empty store on `files`.
     pub fn new(config: &LsmConfig, files: Files<D>) -> Result<Self, ConfigError> {
@@ -160,7 +164,7 @@ impl<D: BlockDevice> Db<D> {
             }
             let mut heads: Vec<Option<ScanItem<'_>>> =
                 sources.iter_mut().map(|s| s.next()).collect();
-            let mut heap: BinaryHeap<Reverse<(&[u8], Reverse<u64>, usize)>> = heads
+            let mut heap: BinaryHeap<ScanHead<'_>> = heads
                 .iter()
                 .enumerate()
                 .filter_map(|(i, h)| h.map(|(k, s, _, _)| Reverse((k, Reverse(s), i))))
@@ -456,4 +460,134 @@ fn run_from<'a>(
                     })
             })
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::files::tests::{mem, MemDevice};
+    use super::*;
+
+    /// 4 KiB pages and blocks, 16 KiB files, level 0 compacted at once.
+    fn db(memtable_bytes: u64, l1_bytes: u64, level_ratio: u32, levels: u32) -> Db<MemDevice> {
+        let config = LsmConfig {
+            memtable_bytes,
+            l0_trigger: 1,
+            l1_bytes,
+            level_ratio,
+            sstable_bytes: 16 << 10,
+            levels,
+            ..LsmConfig::default()
+        };
+        Db::new(&config, Files::new(mem(1 << 14), 4096)).unwrap()
+    }
+
+    fn key(i: u32) -> Vec<u8> {
+        format!("key{i:06}").into_bytes()
+    }
+
+    fn value(len_bytes: u32, checksum: u64) -> Value {
+        Value {
+            len_bytes,
+            checksum,
+        }
+    }
+
+    fn tables(db: &Db<MemDevice>) -> Vec<u64> {
+        db.stats().levels.iter().map(|l| l.tables).collect()
+    }
+
+    #[test]
+    fn a_merge_into_the_bottom_level_drops_tombstones() {
+        let mut db = db(64 << 10, 64 << 10, 10, 2);
+        for i in 0..200 {
+            db.put(&key(i), value(100, 1)).unwrap();
+        }
+        db.flush().unwrap();
+        assert_eq!(
+            tables(&db),
+            vec![0, 1],
+            "the flushed table moved to level 1"
+        );
+        for i in 0..200 {
+            db.delete(&key(i)).unwrap();
+        }
+        db.flush().unwrap();
+        db.check_invariants().unwrap();
+        // Tombstones and values met at the bottom: nothing is left, not a file.
+        assert_eq!(tables(&db), vec![0, 0]);
+        assert_eq!(db.files().file_count(), 0);
+        assert_eq!(db.get(&key(7)).unwrap(), None);
+        assert!(db.scan(b"", 10).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_merge_above_older_values_keeps_tombstones() {
+        // Level targets 8, 16, 32 KiB; bottom level 3.
+        let mut db = db(64 << 10, 8 << 10, 2, 4);
+        for i in 0..200 {
+            db.put(&key(i), value(100, 1)).unwrap();
+        }
+        db.flush().unwrap();
+        assert_eq!(
+            tables(&db),
+            vec![0, 0, 0, 1],
+            "flushed to level 2, moved to 3"
+        );
+        for round in 0..2 {
+            for i in 0..200 {
+                db.delete(&key(i)).unwrap();
+            }
+            db.flush().unwrap();
+            db.check_invariants().unwrap();
+            if round == 0 {
+                assert_eq!(
+                    tables(&db),
+                    vec![0, 0, 1, 1],
+                    "tombstones flushed to level 2"
+                );
+            }
+        }
+        // The second round's tombstones merged into level 2 over the values
+        // at level 3: they must stay there, or the values would come back.
+        let s = db.stats();
+        assert_eq!(s.levels[2].compactions, 1, "{s:?}");
+        assert_eq!(tables(&db), vec![0, 0, 1, 1]);
+        assert!(s.levels[2].bytes >= 8 << 10, "the tombstones' table: {s:?}");
+        assert_eq!(db.get(&key(7)).unwrap(), None);
+        assert!(db.scan(b"", 10).unwrap().is_empty());
+    }
+
+    #[test]
+    fn unchanged_blocks_of_a_merge_are_counted() {
+        // Flushed tables move to the bottom (level 2) one by one.
+        let mut db = db(8 << 10, 8 << 10, 10, 3);
+        for i in 0..2000 {
+            db.put(&key(i), value(100, 1)).unwrap();
+        }
+        db.flush().unwrap();
+        assert_eq!(db.stats().levels[2].compactions, 0, "no merge yet");
+        // One new version of one key, of the same size: the merge into
+        // level 2 rewrites the block holding it, and copies the table's
+        // other blocks byte for byte.
+        db.put(&key(1500), value(100, 2)).unwrap();
+        db.flush().unwrap();
+        db.check_invariants().unwrap();
+        let s = db.stats();
+        let l2 = &s.levels[2];
+        assert_eq!(l2.compactions, 1, "{s:?}");
+        assert_eq!(l2.udb_blocks + 1, l2.output_blocks, "{l2:?}");
+        assert!(l2.output_blocks > 1, "{l2:?}");
+        assert_eq!(db.get(&key(1500)).unwrap(), Some(value(100, 2)));
+        assert_eq!(db.get(&key(1499)).unwrap(), Some(value(100, 1)));
+    }
+
+    #[test]
+    fn bad_config_is_refused_with_its_key() {
+        let config = LsmConfig {
+            levels: 1,
+            ..LsmConfig::default()
+        };
+        let e = Db::new(&config, Files::new(mem(16), 4096)).err().unwrap();
+        assert_eq!(e.key, "lsm.levels");
+    }
 }
