@@ -150,4 +150,16 @@ mod tests {
         };
         assert_eq!(c.validate("lsm").unwrap_err().key, "lsm.remap");
     }
+
+    #[test]
+    fn keys_parse_by_name_and_unknown_keys_are_refused() {
+        let c: LsmConfig =
+            serde_json::from_str(r#"{"remap": "full", "l0_trigger": 8, "block_bytes": 8192}"#)
+                .unwrap();
+        assert_eq!(c.remap, RemapMode::Full);
+        assert_eq!((c.l0_trigger, c.block_bytes), (8, 8192));
+        assert_eq!(c.levels, 7, "unset keys keep their defaults");
+        assert!(serde_json::from_str::<LsmConfig>(r#"{"remap": "partial"}"#).is_err());
+        assert!(serde_json::from_str::<LsmConfig>(r#"{"memtable_size": 1}"#).is_err());
+    }
 }
