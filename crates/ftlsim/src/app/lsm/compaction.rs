@@ -160,12 +160,12 @@ mod tests {
     use super::super::entry::Value;
     use super::super::files::tests::{mem, MemDevice};
     use super::super::files::Files;
-    use super::super::sstable::{Table, TableBuilder};
+    use super::super::sstable::{Layout, Table, TableBuilder};
     use super::*;
 
     /// A table of keys `key{i}` for `i` in `keys`, 100-byte values.
     fn table(files: &mut Files<MemDevice>, keys: std::ops::Range<u32>) -> Table {
-        let mut b = TableBuilder::new(4096, 4096);
+        let mut b = TableBuilder::new(4096, 4096, Layout::Packed);
         for i in keys {
             b.add(Entry {
                 key: format!("key{i:05}").into_bytes(),

@@ -63,10 +63,10 @@ impl Version {
     }
 
     /// Every table well formed; levels ≥ 1 sorted with disjoint key ranges.
-    pub fn check(&self, config: &LsmConfig) -> Result<(), String> {
+    pub fn check(&self, config: &LsmConfig, page_bytes: u32) -> Result<(), String> {
         for (level, tables) in self.levels.iter().enumerate() {
             for t in tables {
-                t.check(u64::from(config.block_bytes))
+                t.check(u64::from(config.block_bytes), u64::from(page_bytes))
                     .map_err(|e| format!("level {level}: {e}"))?;
             }
             if level == 0 {
