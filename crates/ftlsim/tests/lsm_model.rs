@@ -240,3 +240,50 @@ fn engine_wa_is_above_one_and_grows_with_levels() {
     let got = db.get(format!("user{k:012}").as_bytes()).unwrap().unwrap();
     assert_eq!(got.checksum, 199_999);
 }
+
+/// Same operations, same bytes: the engine's counters and every file page's
+/// place and content are equal across two runs.
+#[test]
+fn runs_are_deterministic() {
+    let (a, db_a) = load(30_000);
+    let (b, db_b) = load(30_000);
+    assert_eq!(a, b);
+    let pages = |db: &Db<Ssd>| db.files().live_pages().collect::<Vec<_>>();
+    assert_eq!(pages(&db_a), pages(&db_b));
+    assert!(a.levels.iter().any(|l| l.udb_blocks > 0), "{a:?}");
+}
+
+/// The size of the speed case, to be timed by hand (no wall-clock
+/// assertion): `cargo test --release -p ftlsim --test lsm_model -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn load_of_a_million_1_kib_records() {
+    let mut c = Config::default();
+    c.device.blocks = 3840;
+    c.device.spare_factor = 0.2;
+    c.device.pe_cycle_limit = 0;
+    c.validate().unwrap();
+    let ssd = Ssd::new(&c, &SsdOptions::default()).unwrap();
+    let mut db = Db::new(&LsmConfig::default(), Files::new(ssd, 4096)).unwrap();
+    let n = 1_000_000u64;
+    let started = std::time::Instant::now();
+    for i in 0..n {
+        let k = splitmix64(i) % n;
+        let v = Value {
+            len_bytes: 1000,
+            checksum: i,
+        };
+        db.put(format!("user{k:016}").as_bytes(), v).unwrap();
+    }
+    let s = db.stats();
+    eprintln!(
+        "{n} puts in {:.2} s; engine WA {:.2}",
+        started.elapsed().as_secs_f64(),
+        s.engine_wa()
+    );
+    for (level, l) in s.levels.iter().enumerate() {
+        eprintln!("L{level}: {l:?} udb ratio {:.3}", l.udb_ratio());
+    }
+    db.check_invariants().unwrap();
+    db.files().device().check_invariants().unwrap();
+}

@@ -23,6 +23,17 @@ pub struct LevelStats {
     pub bytes: u64,
 }
 
+impl LevelStats {
+    /// Share of the data blocks merged into this level that were unchanged
+    /// (0 before any merge).
+    pub fn udb_ratio(&self) -> f64 {
+        if self.output_blocks == 0 {
+            return 0.0;
+        }
+        self.udb_blocks as f64 / self.output_blocks as f64
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LsmStats {
     pub page_bytes: u32,
