@@ -162,25 +162,35 @@ impl<D: BlockDevice> Db<D> {
                     )));
                 }
             }
-            let mut heads: Vec<Option<ScanItem<'_>>> =
-                sources.iter_mut().map(|s| s.next()).collect();
+            // Each source reads the block its position lands in, as a
+            // LevelDB iterator does when it seeks and when it steps on.
+            let mut last_block: Vec<Option<(usize, usize, usize)>> = vec![None; sources.len()];
+            let mut land = |src: usize, head: &Option<ScanItem<'_>>| {
+                let block = head.and_then(|h| h.3);
+                if block.is_some() && block != last_block[src] {
+                    last_block[src] = block;
+                    blocks.extend(block);
+                }
+            };
+            let mut heads: Vec<Option<ScanItem<'_>>> = Vec::with_capacity(sources.len());
+            for (src, source) in sources.iter_mut().enumerate() {
+                let head = source.next();
+                land(src, &head);
+                heads.push(head);
+            }
             let mut heap: BinaryHeap<ScanHead<'_>> = heads
                 .iter()
                 .enumerate()
                 .filter_map(|(i, h)| h.map(|(k, s, _, _)| Reverse((k, Reverse(s), i))))
                 .collect();
-            let mut last_block: Vec<Option<(usize, usize, usize)>> = vec![None; sources.len()];
             let mut last_key: Option<&[u8]> = None;
             while out.len() < limit {
                 let Some(Reverse((key, _, src))) = heap.pop() else {
                     break;
                 };
-                let (_, _, value, block) = heads[src].expect("a head in the heap");
-                if block.is_some() && block != last_block[src] {
-                    last_block[src] = block;
-                    blocks.extend(block);
-                }
+                let (_, _, value, _) = heads[src].expect("a head in the heap");
                 heads[src] = sources[src].next();
+                land(src, &heads[src]);
                 if let Some((k, s, _, _)) = heads[src] {
                     heap.push(Reverse((k, Reverse(s), src)));
                 }
@@ -604,6 +614,33 @@ mod tests {
         assert!(l2.output_blocks > 1, "{l2:?}");
         assert_eq!(db.get(&key(1500)).unwrap(), Some(value(100, 2)));
         assert_eq!(db.get(&key(1499)).unwrap(), Some(value(100, 1)));
+    }
+
+    #[test]
+    fn gets_and_scans_read_the_blocks_they_touch() {
+        let mut db = db(64 << 10, 64 << 10, 10, 2);
+        for i in 0..200 {
+            db.put(&key(i), value(100, u64::from(i))).unwrap();
+        }
+        db.flush().unwrap();
+        // 120 bytes an entry: 34 entries a block (LevelDB closes a block
+        // once it reaches 4 KiB).
+        assert_eq!(db.get(&key(50)).unwrap(), Some(value(100, 50)));
+        let s = db.stats();
+        assert_eq!(
+            (s.lookup_block_reads, s.file_read_pages),
+            (1, 2),
+            "block 1 straddles pages 1 and 2"
+        );
+        // An absent key in the table's range: the filter or the block says so.
+        assert_eq!(db.get(b"key000050x").unwrap(), None);
+        let s = db.stats();
+        assert_eq!(s.lookup_block_reads + s.bloom_skips, 2);
+        // 100 entries from key 0, landing on entry 100 at the end: blocks 0, 1, 2.
+        let got = db.scan(&key(0), 100).unwrap();
+        assert_eq!(got.len(), 100);
+        assert_eq!(got[99].1, value(100, 99));
+        assert_eq!(db.stats().lookup_block_reads - s.lookup_block_reads, 3);
     }
 
     #[test]
