@@ -37,11 +37,15 @@ fn device(page_bytes: u32, blocks: u32) -> (Config, Ssd) {
 
 /// Sizes small enough that a few hundred operations reach level 4.
 fn tiny() -> LsmConfig {
+    tiny_with(4, 2)
+}
+
+fn tiny_with(l0_trigger: u32, level_ratio: u32) -> LsmConfig {
     LsmConfig {
         memtable_bytes: 1024,
         block_bytes: 512,
-        l0_trigger: 2,
-        level_ratio: 2,
+        l0_trigger,
+        level_ratio,
         levels: 5,
         l1_bytes: 4096,
         sstable_bytes: 1024,
@@ -49,9 +53,9 @@ fn tiny() -> LsmConfig {
     }
 }
 
-fn tiny_db() -> Db<Ssd> {
+fn tiny_db(config: &LsmConfig) -> Db<Ssd> {
     let (_, ssd) = device(512, 256);
-    Db::new(&tiny(), Files::new(ssd, 512)).unwrap()
+    Db::new(config, Files::new(ssd, 512)).unwrap()
 }
 
 /// Keys of varied lengths (5 to 11 bytes), dense enough to collide often.
@@ -152,16 +156,22 @@ fn run(db: &mut Db<Ssd>, steps: &[Step]) -> Result<(), TestCaseError> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
+    /// Level 0 holds up to `l0_trigger - 1` overlapping tables between
+    /// operations, so gets and scans see several of them.
     #[test]
-    fn engine_matches_btreemap(steps in steps(300, 200..1500)) {
-        let mut db = tiny_db();
+    fn engine_matches_btreemap(
+        steps in steps(300, 200..1500),
+        l0_trigger in 1..6u32,
+        level_ratio in 2..5u32,
+    ) {
+        let mut db = tiny_db(&tiny_with(l0_trigger, level_ratio));
         run(&mut db, &steps)?;
     }
 
     /// A small key space: many versions and tombstones of the same keys meet in merges.
     #[test]
-    fn engine_matches_btreemap_on_few_keys(steps in steps(24, 200..1200)) {
-        let mut db = tiny_db();
+    fn engine_matches_btreemap_on_few_keys(steps in steps(24, 200..1200), l0_trigger in 1..6u32) {
+        let mut db = tiny_db(&tiny_with(l0_trigger, 2));
         run(&mut db, &steps)?;
     }
 }
@@ -169,7 +179,7 @@ proptest! {
 /// A fixed long sequence reaches every level, with merges into each.
 #[test]
 fn long_run_compacts_into_every_level() {
-    let mut db = tiny_db();
+    let mut db = tiny_db(&tiny());
     let steps: Vec<Step> = (0..20_000u64)
         .map(|i| {
             let r = splitmix64(i);
