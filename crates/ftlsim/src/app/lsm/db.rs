@@ -422,24 +422,23 @@ impl<D: BlockDevice> Db<D> {
                 ));
             }
         }
-        let page = u64::from(self.files.page_bytes());
-        let block_pages = u64::from(self.config.block_bytes).div_ceil(page);
-        let cap =
-            self.config.sstable_bytes.max(self.config.memtable_bytes) + 2 * block_pages * page;
+        // A flush writes one memtable; a merge cuts its output once it
+        // reaches `sstable_bytes`: either way a table's entries pass the
+        // larger of the two by less than one entry.
+        let cap_bytes = self.config.sstable_bytes.max(self.config.memtable_bytes);
         for (level, tables) in self.version.levels.iter().enumerate() {
             for t in tables {
-                let largest_entry = t
+                let sizes = t
                     .blocks
                     .iter()
                     .flat_map(|b| &b.entries)
-                    .map(|e| e.size_bytes())
-                    .max()
-                    .unwrap_or(0);
-                if t.data_pages() * page > cap + largest_entry.div_ceil(page) * page {
+                    .map(Entry::size_bytes);
+                let (total, largest) = sizes.fold((0, 0), |(t, m), e| (t + e, e.max(m)));
+                if total >= cap_bytes + largest {
                     return Err(format!(
-                        "level {level}: table {} holds {} data pages, above the size bound",
-                        t.file.0,
-                        t.data_pages()
+                        "level {level}: table {} holds {total} bytes of entries, \
+                         above {cap_bytes} by a whole entry",
+                        t.file.0
                     ));
                 }
                 if self.files.pages(t.file) != t.pages() {
