@@ -245,6 +245,18 @@ fn engine_wa_is_above_one_and_grows_with_levels() {
         large.file_write_pages,
         large.wal_write_pages + large.flush_write_pages + large.compaction_write_pages()
     );
+    let shares = large.wal_wa()
+        + (0..large.levels.len())
+            .map(|l| large.level_wa(l))
+            .sum::<f64>();
+    assert!(
+        (shares - wl).abs() < 1e-9,
+        "WAL and level shares {shares} != engine WA {wl}"
+    );
+    assert!(
+        large.level_wa(3) > 1.0,
+        "deep levels carry the growth: {large:?}"
+    );
     // A last get of a key written last.
     let k = splitmix64(199_999) % 200_000;
     let got = db.get(format!("user{k:012}").as_bytes()).unwrap().unwrap();

@@ -60,10 +60,26 @@ impl LsmStats {
     /// Bytes written to the file layer over user bytes written (0 before
     /// any write).
     pub fn engine_wa(&self) -> f64 {
+        self.per_user_byte(self.file_write_pages)
+    }
+
+    /// Level `level`'s share of the engine WA: the bytes written into it
+    /// (flushes for level 0, merges below) over user bytes. The WAL's share
+    /// ([`LsmStats::wal_wa`]) and the levels' add up to [`LsmStats::engine_wa`].
+    pub fn level_wa(&self, level: usize) -> f64 {
+        self.per_user_byte(self.levels[level].compaction_write_pages)
+    }
+
+    /// The WAL's share of the engine WA.
+    pub fn wal_wa(&self) -> f64 {
+        self.per_user_byte(self.wal_write_pages)
+    }
+
+    fn per_user_byte(&self, pages: u64) -> f64 {
         if self.user_write_bytes == 0 {
             return 0.0;
         }
-        (self.file_write_pages * u64::from(self.page_bytes)) as f64 / self.user_write_bytes as f64
+        (pages * u64::from(self.page_bytes)) as f64 / self.user_write_bytes as f64
     }
 
     /// Pages compaction wrote into levels ≥ 1.
