@@ -97,6 +97,32 @@ fn push_extent(extents: &mut Vec<(u64, u64)>, first: u64, pages: u64) {
     }
 }
 
+/// A device borrowed as `&mut dyn BlockDevice` (a layer's view of the
+/// layer below it), so that [`Files`] can sit on it for a while.
+pub struct Borrowed<'a>(pub &'a mut dyn BlockDevice);
+
+impl BlockDevice for Borrowed<'_> {
+    fn submit(&mut self, req: &Request) -> Result<crate::request::Completion, SimError> {
+        self.0.submit(req)
+    }
+
+    fn logical_pages(&self) -> u64 {
+        self.0.logical_pages()
+    }
+
+    fn layer_stats(&self, out: &mut Vec<crate::metrics::LayerStats>) {
+        self.0.layer_stats(out)
+    }
+
+    fn hint(&mut self, hint: crate::request::Hint) {
+        self.0.hint(hint)
+    }
+
+    fn prefetch(&self, lpn: u64) {
+        self.0.prefetch(lpn)
+    }
+}
+
 /// Files on a block device. Owns the device so that the engine above can
 /// be handed one object; [`Files::device`] reaches it.
 pub struct Files<D: BlockDevice> {
@@ -359,6 +385,18 @@ pub(crate) mod tests {
             pages,
             ..MemDevice::default()
         }
+    }
+
+    #[test]
+    fn files_sit_on_a_borrowed_device() {
+        let mut device = mem(8);
+        {
+            let below: &mut dyn BlockDevice = &mut device;
+            let mut f = Files::new(Borrowed(below), 4096);
+            let a = f.create();
+            f.append(a, &[11, 12], 0).unwrap();
+        }
+        assert_eq!(device.content.get(&1), Some(&12));
     }
 
     #[test]

@@ -41,5 +41,5 @@ pub mod wal;
 pub use config::{LsmConfig, RemapMode};
 pub use db::Db;
 pub use entry::Value;
-pub use files::{FileId, Files};
+pub use files::{Borrowed, FileId, Files};
 pub use stats::{LevelStats, LsmStats};
