@@ -4,6 +4,7 @@
 //! consumer derived from the run seed, logical time counted in host page writes.
 
 pub mod analytic;
+pub mod app;
 pub mod config;
 pub mod error;
 pub mod flash;

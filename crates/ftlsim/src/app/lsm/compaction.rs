@@ -1,0 +1,293 @@
+//! What to compact, as pure functions of the levels (LevelDB's
+//! `VersionSet::PickCompaction`), and the merge of the chosen tables'
+//! entries. The engine ([`super::db`]) carries the choice out.
+//!
+//! Each level gets a score: level 0 its table count over `l0_trigger`,
+//! level L ≥ 1 its bytes over its target. The level with the highest score
+//! ≥ 1 is compacted: at level 0 a table and every level-0 table that
+//! overlaps it (transitively), at level L ≥ 1 the first table after the
+//! level's compaction pointer (round robin over the key space), together
+//! with the tables of level L + 1 that overlap them. A single table with
+//! nothing under it and little overlap two levels down is moved instead.
+
+use super::config::LsmConfig;
+use super::entry::Entry;
+use super::version::Version;
+
+/// Overlap with level L + 2 beyond which a compaction output file is cut,
+/// and beyond which a single table is not moved, in `sstable_bytes`
+/// (LevelDB's `MaxGrandParentOverlapBytes`: 10 files).
+pub const GRANDPARENT_OVERLAP_FILES: u64 = 10;
+
+/// What to do next.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// No level is over its target.
+    Nothing,
+    /// Move table `index` of `level` to `level + 1` as it is.
+    Move { level: usize, index: usize },
+    /// Merge tables `inputs` of `level` with `next_inputs` of `level + 1`
+    /// into `level + 1`.
+    Merge {
+        level: usize,
+        inputs: Vec<usize>,
+        next_inputs: Vec<usize>,
+    },
+}
+
+/// Each level's score; the last level has none (it is never compacted).
+pub fn scores(version: &Version, config: &LsmConfig) -> Vec<f64> {
+    let last = version.levels.len() - 1;
+    (0..last)
+        .map(|level| {
+            if level == 0 {
+                version.levels[0].len() as f64 / f64::from(config.l0_trigger)
+            } else {
+                version.level_bytes(level) as f64 / config.level_target_bytes(level) as f64
+            }
+        })
+        .collect()
+}
+
+/// The next compaction. `pointers[level]` is the largest key of the last
+/// compaction at that level.
+pub fn pick(version: &Version, config: &LsmConfig, pointers: &[Option<Vec<u8>>]) -> Choice {
+    let scores = scores(version, config);
+    let Some((level, _)) = scores
+        .iter()
+        .enumerate()
+        .filter(|&(_, &s)| s >= 1.0)
+        // The first of equal scores wins, so the choice is deterministic.
+        .fold(None, |best: Option<(usize, f64)>, (l, &s)| match best {
+            Some((_, b)) if b >= s => best,
+            _ => Some((l, s)),
+        })
+    else {
+        return Choice::Nothing;
+    };
+    let tables = &version.levels[level];
+    let first = match &pointers[level] {
+        Some(p) if level > 0 => tables
+            .iter()
+            .position(|t| t.largest() > p.as_slice())
+            .unwrap_or(0),
+        // Level 0: the oldest table, so data moves down in order.
+        _ => 0,
+    };
+    let mut inputs = vec![first];
+    let (mut lo, mut hi) = (tables[first].smallest(), tables[first].largest());
+    if level == 0 {
+        // Every level-0 table meeting the range, until the range stops growing.
+        loop {
+            inputs = version.overlapping(0, lo, hi);
+            let new_lo = inputs.iter().map(|&i| tables[i].smallest()).min().unwrap();
+            let new_hi = inputs.iter().map(|&i| tables[i].largest()).max().unwrap();
+            if (new_lo, new_hi) == (lo, hi) {
+                break;
+            }
+            (lo, hi) = (new_lo, new_hi);
+        }
+    }
+    let next_inputs = version.overlapping(level + 1, lo, hi);
+    let grandparent_bytes = version.overlapping_bytes(level + 2, lo, hi);
+    if inputs.len() == 1
+        && next_inputs.is_empty()
+        && grandparent_bytes <= GRANDPARENT_OVERLAP_FILES * config.sstable_bytes
+    {
+        return Choice::Move {
+            level,
+            index: first,
+        };
+    }
+    Choice::Merge {
+        level,
+        inputs,
+        next_inputs,
+    }
+}
+
+/// The level a flushed memtable of keys `[lo, hi]` goes to: level 0, or up
+/// to level 2 when nothing there or above overlaps it and it would not
+/// overlap much two levels further down (LevelDB's
+/// `PickLevelForMemTableOutput`).
+pub fn flush_level(version: &Version, config: &LsmConfig, lo: &[u8], hi: &[u8]) -> usize {
+    const MAX_FLUSH_LEVEL: usize = 2;
+    let mut level = 0;
+    if !version.overlapping(0, lo, hi).is_empty() {
+        return 0;
+    }
+    let last = version.levels.len() - 1;
+    while level < MAX_FLUSH_LEVEL && level + 1 < last {
+        if !version.overlapping(level + 1, lo, hi).is_empty() {
+            break;
+        }
+        if version.overlapping_bytes(level + 2, lo, hi)
+            > GRANDPARENT_OVERLAP_FILES * config.sstable_bytes
+        {
+            break;
+        }
+        level += 1;
+    }
+    level
+}
+
+/// Merges sorted runs of entries into one in internal key order, keeping
+/// only the newest version of each key (there are no snapshots) and
+/// dropping a tombstone when `drop_tombstone(key)` says no older version
+/// can exist below the output level.
+pub fn merge(runs: Vec<Vec<Entry>>, mut drop_tombstone: impl FnMut(&[u8]) -> bool) -> Vec<Entry> {
+    let mut all: Vec<Entry> = runs.into_iter().flatten().collect();
+    all.sort_unstable_by(|a, b| a.key.cmp(&b.key).then(b.seq.cmp(&a.seq)));
+    let mut out: Vec<Entry> = Vec::with_capacity(all.len());
+    // The key just handled, in a buffer reused across entries.
+    let mut last_key: Vec<u8> = Vec::new();
+    for (i, e) in all.into_iter().enumerate() {
+        if i > 0 && last_key == e.key {
+            continue; // an older version of the key just handled
+        }
+        last_key.clear();
+        last_key.extend_from_slice(&e.key);
+        if e.value.is_none() && drop_tombstone(&e.key) {
+            continue;
+        }
+        out.push(e);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::entry::Value;
+    use super::super::files::tests::{mem, MemDevice};
+    use super::super::files::Files;
+    use super::super::sstable::{Layout, Table, TableBuilder};
+    use super::*;
+
+    /// A table of keys `key{i}` for `i` in `keys`, 100-byte values.
+    fn table(files: &mut Files<MemDevice>, keys: std::ops::Range<u32>) -> Table {
+        let mut b = TableBuilder::new(4096, 4096, Layout::Packed);
+        for i in keys {
+            b.add(Entry {
+                key: format!("key{i:05}").into_bytes(),
+                seq: u64::from(i),
+                value: Some(Value {
+                    len_bytes: 100,
+                    checksum: 0,
+                }),
+            });
+        }
+        b.finish(files, 0).unwrap().unwrap()
+    }
+
+    fn config() -> LsmConfig {
+        LsmConfig {
+            l0_trigger: 4,
+            l1_bytes: 64 << 10,
+            sstable_bytes: 16 << 10,
+            levels: 4,
+            ..LsmConfig::default()
+        }
+    }
+
+    #[test]
+    fn level_0_at_its_trigger_merges_every_overlapping_table() {
+        let mut files = Files::new(mem(1 << 16), 4096);
+        let mut v = Version::new(4);
+        // 0 and 1 overlap each other only through 2; 3 stands apart.
+        v.levels[0].push(table(&mut files, 0..100));
+        v.levels[0].push(table(&mut files, 500..600));
+        v.levels[0].push(table(&mut files, 90..510));
+        assert_eq!(
+            pick(&v, &config(), &[None, None, None, None]),
+            Choice::Nothing
+        );
+        v.levels[0].push(table(&mut files, 2000..2100));
+        v.levels[1].push(table(&mut files, 550..700));
+        v.levels[1].push(table(&mut files, 1000..1100));
+        assert_eq!(
+            pick(&v, &config(), &[None, None, None, None]),
+            Choice::Merge {
+                level: 0,
+                inputs: vec![0, 1, 2],
+                next_inputs: vec![0],
+            }
+        );
+    }
+
+    #[test]
+    fn an_oversized_level_compacts_round_robin_and_moves_lone_tables() {
+        let mut files = Files::new(mem(1 << 16), 4096);
+        let mut v = Version::new(4);
+        // Level 1: 5 tables of 16 pages (64 KiB + meta each) > 64 KiB.
+        for t in 0..5 {
+            v.levels[1].push(table(&mut files, t * 1000..t * 1000 + 500));
+        }
+        v.levels[2].push(table(&mut files, 1200..1300));
+        let none = vec![None; 4];
+        // The first table has nothing under it: moved.
+        assert_eq!(
+            pick(&v, &config(), &none),
+            Choice::Move { level: 1, index: 0 }
+        );
+        // After key00499 the next table, which overlaps level 2: merged.
+        let mut pointers = none.clone();
+        pointers[1] = Some(b"key00499".to_vec());
+        assert_eq!(
+            pick(&v, &config(), &pointers),
+            Choice::Merge {
+                level: 1,
+                inputs: vec![1],
+                next_inputs: vec![0],
+            }
+        );
+        // Past the last table: wraps to the first.
+        pointers[1] = Some(b"key99999".to_vec());
+        assert_eq!(
+            pick(&v, &config(), &pointers),
+            Choice::Move { level: 1, index: 0 }
+        );
+        assert!(scores(&v, &config())[1] > 1.0);
+    }
+
+    #[test]
+    fn a_flush_goes_below_level_0_only_where_nothing_overlaps() {
+        let mut files = Files::new(mem(1 << 16), 4096);
+        let mut v = Version::new(4);
+        assert_eq!(flush_level(&v, &config(), b"key00010", b"key00020"), 2);
+        v.levels[2].push(table(&mut files, 0..100));
+        assert_eq!(flush_level(&v, &config(), b"key00010", b"key00020"), 1);
+        v.levels[0].push(table(&mut files, 15..16));
+        assert_eq!(flush_level(&v, &config(), b"key00010", b"key00020"), 0);
+        assert_eq!(flush_level(&v, &config(), b"key00200", b"key00300"), 2);
+    }
+
+    fn e(key: &str, seq: u64, live: bool) -> Entry {
+        Entry {
+            key: key.as_bytes().to_vec(),
+            seq,
+            value: live.then_some(Value {
+                len_bytes: 1,
+                checksum: seq,
+            }),
+        }
+    }
+
+    #[test]
+    fn merge_keeps_newest_and_drops_tombstones_only_when_asked() {
+        let runs = vec![
+            vec![e("a", 5, true), e("c", 6, false)],
+            vec![
+                e("a", 1, true),
+                e("b", 2, true),
+                e("c", 3, true),
+                e("d", 4, false),
+            ],
+        ];
+        let out = merge(runs.clone(), |_| false);
+        let got: Vec<(&[u8], u64)> = out.iter().map(|e| (e.key.as_slice(), e.seq)).collect();
+        assert_eq!(got, vec![(&b"a"[..], 5), (b"b", 2), (b"c", 6), (b"d", 4)]);
+        let out = merge(runs, |k| k == b"c");
+        let keys: Vec<&[u8]> = out.iter().map(|e| e.key.as_slice()).collect();
+        assert_eq!(keys, vec![&b"a"[..], b"b", b"d"]);
+    }
+}

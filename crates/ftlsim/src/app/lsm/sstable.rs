@@ -1,0 +1,428 @@
+//! SSTables: sorted entries in data blocks of about `block_bytes`, followed
+//! by the bloom filter block and the index block (one entry per data block)
+//! with the footer. The entries live in memory; the pages hold fingerprints
+//! of the bytes on them.
+//!
+//! Two layouts ([`Layout`]): `Packed`, LevelDB's, where blocks follow each
+//! other byte for byte (a block is closed once it reaches `block_bytes`, so
+//! it may straddle pages), and `Aligned`, RemapCom's, where each block
+//! starts on a page boundary and is closed before it would pass
+//! `block_bytes`, so that a block is whole pages that can be remapped.
+
+use super::bloom::Bloom;
+use super::entry::{Entry, ENTRY_OVERHEAD_BYTES};
+use super::files::{FileId, Files};
+use crate::error::SimError;
+use crate::hash::splitmix64;
+use crate::request::BlockDevice;
+
+/// A data block's fixed cost: the compression type and CRC (5 bytes) and
+/// the restart count (4).
+pub const BLOCK_TRAILER_BYTES: u64 = 9;
+/// One restart point (4 bytes) every this many entries.
+pub const RESTART_INTERVAL: u64 = 16;
+/// A block handle in the index (offset and size varints).
+pub const BLOCK_HANDLE_BYTES: u64 = 6;
+/// The table footer.
+pub const FOOTER_BYTES: u64 = 48;
+
+/// Bytes of a block holding `entries` entries of `payload_bytes` in all.
+pub fn block_bytes(entries: u64, payload_bytes: u64) -> u64 {
+    payload_bytes + BLOCK_TRAILER_BYTES + 4 * entries.div_ceil(RESTART_INTERVAL)
+}
+
+/// Where data blocks go in a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Back to back, closed at or past `block_bytes` (LevelDB).
+    Packed,
+    /// Each on a page boundary, closed before passing `block_bytes` (RemapCom).
+    Aligned,
+}
+
+/// One data block.
+#[derive(Clone, Debug)]
+pub struct Block {
+    pub entries: Vec<Entry>,
+    /// Bytes of the block's contents.
+    pub size_bytes: u64,
+    /// Where the block starts in its file.
+    pub offset_bytes: u64,
+    /// The pages of the file the block touches.
+    pub first_page: u64,
+    pub pages: u64,
+    /// Hash of the block's bytes: equal blocks hash equal.
+    pub content_hash: u64,
+}
+
+impl Block {
+    fn last_key(&self) -> &[u8] {
+        &self.entries.last().expect("blocks are not empty").key
+    }
+}
+
+/// One SSTable.
+#[derive(Clone, Debug)]
+pub struct Table {
+    pub file: FileId,
+    pub blocks: Vec<Block>,
+    pub bloom: Bloom,
+    /// Pages of the whole file.
+    pub pages: u64,
+    /// Bytes of the whole file (to the end of its footer).
+    pub size_bytes: u64,
+}
+
+impl Table {
+    pub fn smallest(&self) -> &[u8] {
+        &self.blocks[0].entries[0].key
+    }
+
+    pub fn largest(&self) -> &[u8] {
+        self.blocks.last().expect("tables are not empty").last_key()
+    }
+
+    /// Pages holding data blocks (the last may hold the filter too).
+    pub fn data_pages(&self) -> u64 {
+        self.blocks.last().map_or(0, |b| b.first_page + b.pages)
+    }
+
+    pub fn pages(&self) -> u64 {
+        self.pages
+    }
+
+    pub fn entry_count(&self) -> usize {
+        self.blocks.iter().map(|b| b.entries.len()).sum()
+    }
+
+    /// Whether the table's key range holds `key`.
+    pub fn covers(&self, key: &[u8]) -> bool {
+        self.smallest() <= key && key <= self.largest()
+    }
+
+    /// The block where `key`'s newest version would be: the first block
+    /// whose last key is ≥ `key` (the index lookup).
+    pub fn block_for(&self, key: &[u8]) -> Option<usize> {
+        let i = self.blocks.partition_point(|b| b.last_key() < key);
+        (i < self.blocks.len()).then_some(i)
+    }
+
+    /// The newest version of `key` in block `block`, if there.
+    pub fn find_in_block(&self, block: usize, key: &[u8]) -> Option<&Entry> {
+        let entries = &self.blocks[block].entries;
+        let i = entries.partition_point(|e| e.key.as_slice() < key);
+        entries.get(i).filter(|e| e.key == key)
+    }
+
+    /// Reads the pages of block `block`.
+    pub fn read_block<D: BlockDevice>(
+        &self,
+        files: &mut Files<D>,
+        block: usize,
+    ) -> Result<(), SimError> {
+        let b = &self.blocks[block];
+        files.read(self.file, b.first_page, b.pages)
+    }
+
+    /// Entries in internal key order, the table consumed.
+    pub fn into_entries(self) -> impl Iterator<Item = Entry> {
+        self.blocks.into_iter().flat_map(|b| b.entries)
+    }
+
+    /// Entries sorted in internal key order; each block where its
+    /// predecessor ends (or on the next page), on the pages it claims, and
+    /// below `block_bytes` before its last entry.
+    pub fn check(&self, block_bytes: u64, page_bytes: u64) -> Result<(), String> {
+        let mut end = 0;
+        let mut prev: Option<&Entry> = None;
+        for (i, b) in self.blocks.iter().enumerate() {
+            let Some(last) = b.entries.last() else {
+                return Err(format!("table {}: block {i} is empty", self.file.0));
+            };
+            if b.offset_bytes < end || b.offset_bytes - end >= page_bytes {
+                return Err(format!(
+                    "table {}: block {i} not where its predecessor ends",
+                    self.file.0
+                ));
+            }
+            end = b.offset_bytes + b.size_bytes;
+            if b.first_page != b.offset_bytes / page_bytes
+                || b.first_page + b.pages != end.div_ceil(page_bytes)
+            {
+                return Err(format!(
+                    "table {}: block {i} claims the wrong pages",
+                    self.file.0
+                ));
+            }
+            if b.size_bytes - last.size_bytes() >= block_bytes {
+                return Err(format!(
+                    "table {}: block {i} of {} entries holds {} bytes, full before its last entry",
+                    self.file.0,
+                    b.entries.len(),
+                    b.size_bytes
+                ));
+            }
+            for e in &b.entries {
+                if let Some(p) = prev {
+                    if super::entry::internal_cmp(&p.key, p.seq, &e.key, e.seq).is_ge() {
+                        return Err(format!("table {}: entries out of order", self.file.0));
+                    }
+                }
+                prev = Some(e);
+            }
+        }
+        if end > self.size_bytes || self.pages != self.size_bytes.div_ceil(page_bytes) {
+            return Err(format!("table {}: blocks past the file's end", self.file.0));
+        }
+        Ok(())
+    }
+}
+
+/// Program-context tag of memtable flush writes.
+pub const CONTEXT_FLUSH: u64 = 2;
+/// Program-context tag of compaction writes into level L: `CONTEXT_COMPACTION + L`.
+pub const CONTEXT_COMPACTION: u64 = 16;
+
+/// Builds a table from entries given in internal key order.
+#[derive(Debug)]
+pub struct TableBuilder {
+    block_bytes: u64,
+    page_bytes: u64,
+    layout: Layout,
+    blocks: Vec<Block>,
+    pending: Vec<Entry>,
+    pending_payload_bytes: u64,
+    /// Where the data blocks closed so far end.
+    data_bytes: u64,
+    index_bytes: u64,
+}
+
+impl TableBuilder {
+    pub fn new(block_bytes: u32, page_bytes: u32, layout: Layout) -> Self {
+        Self {
+            block_bytes: u64::from(block_bytes),
+            page_bytes: u64::from(page_bytes),
+            layout,
+            blocks: Vec::new(),
+            pending: Vec::new(),
+            pending_payload_bytes: 0,
+            data_bytes: 0,
+            index_bytes: 0,
+        }
+    }
+
+    /// Adds the next entry: packed, the block closes once it reaches
+    /// `block_bytes`; aligned, it closes first if the entry would not fit.
+    pub fn add(&mut self, entry: Entry) {
+        let size = entry.size_bytes();
+        let n = self.pending.len() as u64;
+        if self.layout == Layout::Aligned
+            && n > 0
+            && block_bytes(n + 1, self.pending_payload_bytes + size) > self.block_bytes
+        {
+            self.close_block();
+        }
+        self.pending_payload_bytes += size;
+        self.pending.push(entry);
+        if self.layout == Layout::Packed
+            && block_bytes(n + 1, self.pending_payload_bytes) >= self.block_bytes
+        {
+            self.close_block();
+        }
+    }
+
+    fn close_block(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let entries = std::mem::take(&mut self.pending);
+        let size_bytes = block_bytes(entries.len() as u64, self.pending_payload_bytes);
+        let content_hash = entries.iter().fold(entries.len() as u64, |h, e| {
+            splitmix64(h ^ e.content_hash())
+        });
+        let offset_bytes = match self.layout {
+            Layout::Packed => self.data_bytes,
+            Layout::Aligned => self.data_bytes.next_multiple_of(self.page_bytes),
+        };
+        let end = offset_bytes + size_bytes;
+        let first_page = offset_bytes / self.page_bytes;
+        let last_key_len = entries.last().map_or(0, |e| e.key.len() as u64);
+        self.index_bytes += last_key_len + ENTRY_OVERHEAD_BYTES + BLOCK_HANDLE_BYTES;
+        self.blocks.push(Block {
+            entries,
+            size_bytes,
+            offset_bytes,
+            first_page,
+            pages: end.div_ceil(self.page_bytes) - first_page,
+            content_hash,
+        });
+        self.data_bytes = end;
+        self.pending_payload_bytes = 0;
+    }
+
+    /// Bytes of the file so far (data blocks and the open block).
+    pub fn estimated_bytes(&self) -> u64 {
+        self.data_bytes + self.pending_payload_bytes
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.blocks.is_empty() && self.pending.is_empty()
+    }
+
+    /// Closes the table and writes it to a new file: data blocks, then the
+    /// filter block, then the index block and footer. `None` when empty.
+    pub fn finish<D: BlockDevice>(
+        mut self,
+        files: &mut Files<D>,
+        context: u64,
+    ) -> Result<Option<Table>, SimError> {
+        self.close_block();
+        if self.blocks.is_empty() {
+            return Ok(None);
+        }
+        let key_count = self.blocks.iter().map(|b| b.entries.len()).sum();
+        let bloom = Bloom::build(
+            self.blocks
+                .iter()
+                .flat_map(|b| b.entries.iter().map(|e| e.key.as_slice())),
+            key_count,
+        );
+        let meta_bytes = bloom.size_bytes()
+            + BLOCK_TRAILER_BYTES
+            + block_bytes(self.blocks.len() as u64, self.index_bytes)
+            + FOOTER_BYTES;
+        let size_bytes = self.data_bytes + meta_bytes;
+        let pages = size_bytes.div_ceil(self.page_bytes);
+        // A page's fingerprint folds in what lies on it and where: each
+        // block's contents and its start relative to the page, so that a
+        // page-aligned block's pages fingerprint alike in every file.
+        let mut fingerprints = vec![0u64; pages as usize];
+        let page_bytes = self.page_bytes;
+        let mut lay = |hash: u64, offset: u64, first_page: u64, end_page: u64| {
+            for p in first_page..end_page {
+                let start_in_part = (p * page_bytes).wrapping_sub(offset);
+                let fp = &mut fingerprints[p as usize];
+                *fp = splitmix64(*fp ^ splitmix64(hash ^ start_in_part));
+            }
+        };
+        for b in &self.blocks {
+            lay(
+                b.content_hash,
+                b.offset_bytes,
+                b.first_page,
+                b.first_page + b.pages,
+            );
+        }
+        // The index names each block's position, so it differs per file.
+        let meta_hash = self.blocks.iter().fold(bloom.content_hash(), |h, b| {
+            splitmix64(h ^ b.content_hash ^ b.offset_bytes.rotate_left(40))
+        });
+        lay(
+            meta_hash,
+            self.data_bytes,
+            self.data_bytes / page_bytes,
+            pages,
+        );
+        let file = files.create();
+        files.append(file, &fingerprints, context)?;
+        Ok(Some(Table {
+            file,
+            blocks: self.blocks,
+            bloom,
+            pages,
+            size_bytes,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::entry::Value;
+    use super::super::files::tests::mem;
+    use super::*;
+
+    fn entry(i: u32, value_bytes: u32) -> Entry {
+        Entry {
+            key: format!("key{i:06}").into_bytes(),
+            seq: u64::from(i),
+            value: Some(Value {
+                len_bytes: value_bytes,
+                checksum: u64::from(i),
+            }),
+        }
+    }
+
+    #[test]
+    fn aligned_blocks_fill_to_block_bytes_and_lookups_find_keys() {
+        let mut files = Files::new(mem(1024), 4096);
+        let mut b = TableBuilder::new(4096, 4096, Layout::Aligned);
+        // 100 + 9 + 11 = 120 bytes per entry: 33 per block with the trailer and restarts.
+        for i in 0..1000 {
+            b.add(entry(i * 2, 100));
+        }
+        let t = b.finish(&mut files, 0).unwrap().unwrap();
+        t.check(4096, 4096).unwrap();
+        assert_eq!(t.blocks[0].entries.len(), 33);
+        assert!(t.blocks.iter().all(|b| b.pages == 1));
+        assert_eq!(t.data_pages(), 1000u64.div_ceil(33));
+        assert_eq!(t.pages(), files.pages(t.file));
+        assert_eq!(t.smallest(), b"key000000");
+        assert_eq!(t.largest(), b"key001998");
+        let at = t.block_for(b"key000500").unwrap();
+        assert_eq!(t.find_in_block(at, b"key000500").unwrap().seq, 500);
+        let at = t.block_for(b"key000501").unwrap();
+        assert!(t.find_in_block(at, b"key000501").is_none());
+        assert!(t.block_for(b"key002000").is_none());
+        assert!(t.bloom.may_contain(b"key001000"));
+        // Two tables of the same entries have the same data block fingerprints.
+        // Equal blocks at other places in another file: equal pages.
+        let mut b2 = TableBuilder::new(4096, 4096, Layout::Aligned);
+        for i in 66..1000 {
+            b2.add(entry(i * 2, 100));
+        }
+        let t2 = b2.finish(&mut files, 0).unwrap().unwrap();
+        assert_eq!(t.blocks[3].content_hash, t2.blocks[1].content_hash);
+        let page = |t: &Table, b: usize| files.lpn_of(t.file, t.blocks[b].offset_bytes).unwrap();
+        let content = |lpn| files.device().content[&lpn];
+        assert_eq!(content(page(&t, 3)), content(page(&t2, 1)));
+        assert_ne!(content(page(&t, 3)), content(page(&t2, 2)));
+    }
+
+    #[test]
+    fn packed_blocks_follow_each_other_and_pass_block_bytes_by_one_entry() {
+        let mut files = Files::new(mem(1024), 4096);
+        let mut b = TableBuilder::new(4096, 4096, Layout::Packed);
+        for i in 0..1000 {
+            b.add(entry(i * 2, 1000));
+        }
+        let t = b.finish(&mut files, 0).unwrap().unwrap();
+        t.check(4096, 4096).unwrap();
+        // 1020 bytes an entry: the fifth takes a block past 4096 bytes.
+        let first = &t.blocks[0];
+        assert_eq!(first.entries.len(), 5);
+        assert_eq!(first.size_bytes, 5 * 1020 + 9 + 4);
+        assert_eq!(t.blocks[1].offset_bytes, first.size_bytes);
+        assert_eq!((t.blocks[1].first_page, t.blocks[1].pages), (1, 2));
+        // No padding: the file is its bytes, rounded up to a page once.
+        let data_bytes: u64 = t.blocks.iter().map(|b| b.size_bytes).sum();
+        assert!(t.size_bytes > data_bytes);
+        assert_eq!(t.pages(), t.size_bytes.div_ceil(4096));
+        assert_eq!(files.pages(t.file), t.pages());
+        let at = t.block_for(b"key000998").unwrap();
+        assert_eq!(t.find_in_block(at, b"key000998").unwrap().seq, 998);
+    }
+
+    #[test]
+    fn an_entry_larger_than_a_block_gets_a_block_of_its_own() {
+        let mut files = Files::new(mem(64), 4096);
+        let mut b = TableBuilder::new(4096, 4096, Layout::Aligned);
+        b.add(entry(1, 100));
+        b.add(entry(2, 10_000));
+        b.add(entry(3, 100));
+        let t = b.finish(&mut files, 0).unwrap().unwrap();
+        t.check(4096, 4096).unwrap();
+        assert_eq!(t.blocks.len(), 3);
+        assert_eq!(t.blocks[1].pages, 3);
+        assert_eq!(t.blocks[2].first_page, 4);
+    }
+}

@@ -1,0 +1,98 @@
+//! What the engine counts: user bytes, WAL and flush pages, and per level
+//! the pages compaction read and wrote, from which the engine's write
+//! amplification follows.
+
+/// One level's counters. Compaction into level L counts at L (reads of
+/// both input levels, writes of the outputs); level 0's writes are the
+/// memtable flushes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LevelStats {
+    pub compaction_read_pages: u64,
+    pub compaction_write_pages: u64,
+    /// Merges into this level (flushes, for level 0).
+    pub compactions: u64,
+    /// Tables moved into this level without being rewritten.
+    pub moves: u64,
+    /// Data blocks written into this level by merges.
+    pub output_blocks: u64,
+    /// Of those, blocks byte-identical to a block of the merge's inputs
+    /// (RemapCom's unchanged data blocks; counted, not yet remapped).
+    pub udb_blocks: u64,
+    /// Tables and bytes at the level now.
+    pub tables: u64,
+    pub bytes: u64,
+}
+
+impl LevelStats {
+    /// Share of the data blocks merged into this level that were unchanged
+    /// (0 before any merge).
+    pub fn udb_ratio(&self) -> f64 {
+        if self.output_blocks == 0 {
+            return 0.0;
+        }
+        self.udb_blocks as f64 / self.output_blocks as f64
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LsmStats {
+    pub page_bytes: u32,
+    /// Key and value bytes of every put and delete.
+    pub user_write_bytes: u64,
+    pub puts: u64,
+    pub deletes: u64,
+    pub gets: u64,
+    pub scans: u64,
+    pub wal_write_pages: u64,
+    pub flush_write_pages: u64,
+    /// Data blocks read by gets and scans.
+    pub lookup_block_reads: u64,
+    /// Table probes a get skipped because the bloom filter ruled the key out.
+    pub bloom_skips: u64,
+    pub levels: Vec<LevelStats>,
+    /// Pages the file layer wrote, read and trimmed (everything above included).
+    pub file_write_pages: u64,
+    pub file_read_pages: u64,
+    pub file_trim_pages: u64,
+}
+
+impl LsmStats {
+    /// Bytes written to the file layer over user bytes written (0 before
+    /// any write).
+    pub fn engine_wa(&self) -> f64 {
+        self.per_user_byte(self.file_write_pages)
+    }
+
+    /// Level `level`'s share of the engine WA: the bytes written into it
+    /// (flushes for level 0, merges below) over user bytes. The WAL's share
+    /// ([`LsmStats::wal_wa`]) and the levels' add up to [`LsmStats::engine_wa`].
+    pub fn level_wa(&self, level: usize) -> f64 {
+        self.per_user_byte(self.levels[level].compaction_write_pages)
+    }
+
+    /// The WAL's share of the engine WA.
+    pub fn wal_wa(&self) -> f64 {
+        self.per_user_byte(self.wal_write_pages)
+    }
+
+    fn per_user_byte(&self, pages: u64) -> f64 {
+        if self.user_write_bytes == 0 {
+            return 0.0;
+        }
+        (pages * u64::from(self.page_bytes)) as f64 / self.user_write_bytes as f64
+    }
+
+    /// Pages compaction wrote into levels ≥ 1.
+    pub fn compaction_write_pages(&self) -> u64 {
+        self.levels
+            .iter()
+            .skip(1)
+            .map(|l| l.compaction_write_pages)
+            .sum()
+    }
+
+    /// Levels that hold tables.
+    pub fn levels_in_use(&self) -> usize {
+        self.levels.iter().filter(|l| l.tables > 0).count()
+    }
+}
