@@ -1,4 +1,4 @@
-//! The resources and their next-free times: one per LUN, one per channel.
+//! The resources and their timetables: one per LUN, one per channel.
 //!
 //! Where a page lives: an FTL block is a *superblock* striped page by page
 //! over every LUN (FEMU's "line"), so physical page `ppn` lives on LUN
@@ -9,19 +9,28 @@
 //! or off, and no table per page is needed. An erase of a block erases its
 //! slice on every LUN the block spans, in parallel.
 //!
-//! How an operation uses the resources (FEMU's model):
-//! * read: the LUN senses the page (tR), then the channel moves it out;
-//!   the LUN is free again once the page is in its register.
-//! * program: the channel moves the page in, then the LUN programs it (tPROG).
-//! * erase: the LUN is busy for tBERS; the channel carries only the command.
+//! How an operation uses the resources (docs/timing.md has the whole model):
+//! * read: the LUN senses the page (tR) and is free again once the page is
+//!   in its register; the channel moves it out as soon as it has a gap.
+//! * program: the channel moves the page in once the data is ready and the
+//!   LUN can take it (its current operation has started, freeing its cache
+//!   register); the LUN programs it (tPROG) when its earlier work is done.
+//! * erase: the LUN is busy for tBERS; the channel is not used.
 //!
-//! Each resource serves its operations in the order they are scheduled
-//! (first come, first served), starting each at the later of its ready time
-//! and the resource's next-free time.
+//! A LUN serves its operations in the order they are scheduled (first come,
+//! first served). A channel is not reserved in that order: each transfer
+//! takes the earliest gap after its data is ready (`channel.rs`), so a LUN
+//! that is busy never holds its channel.
+
+use std::collections::VecDeque;
 
 use crate::ftl::FlashOp;
 
+use super::channel::Channel;
 use super::TimingParams;
+
+/// Queue lengths counted exactly up to this; longer ones count here.
+pub const QUEUE_LENGTH_CAP: usize = 255;
 
 /// `a mod d` by two multiplications (Lemire, Kaser and Kurz, "Faster
 /// remainder by direct computation", 2019): exact for every 32-bit `a` and
@@ -49,18 +58,21 @@ impl FastMod {
 }
 
 /// One LUN: next-free time, busy time (all work, and GC work alone), channel.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 struct Lun {
     free_at: u64,
+    /// When the last scheduled operation starts: from then its cache
+    /// register is free to take the next program's page.
+    accepts_at: u64,
     busy_ns: u64,
     gc_busy_ns: u64,
     channel: u32,
-}
-
-#[derive(Debug, Clone, Copy, Default)]
-struct Channel {
-    free_at: u64,
-    transfers: u64,
+    /// End times of the operations scheduled and not yet finished at the
+    /// current issue time, in order (for queue lengths).
+    pending_ends: VecDeque<u64>,
+    /// Operations found in the LUN's queue (waiting or in service) by each
+    /// arriving operation: `queue_counts[n]` arrivals found `n`.
+    queue_counts: Vec<u64>,
 }
 
 #[derive(Debug, Clone)]
@@ -95,6 +107,7 @@ impl Engine {
             luns: (0..luns)
                 .map(|l| Lun {
                     channel: l % params.channels,
+                    queue_counts: vec![0; QUEUE_LENGTH_CAP + 1],
                     ..Lun::default()
                 })
                 .collect(),
@@ -106,12 +119,16 @@ impl Engine {
     /// Back to an idle device at time 0 with no history.
     pub fn reset(&mut self) {
         for l in &mut self.luns {
-            *l = Lun {
-                channel: l.channel,
-                ..Lun::default()
-            };
+            l.free_at = 0;
+            l.accepts_at = 0;
+            l.busy_ns = 0;
+            l.gc_busy_ns = 0;
+            l.pending_ends.clear();
+            l.queue_counts.fill(0);
         }
-        self.channels.fill(Channel::default());
+        for c in &mut self.channels {
+            c.reset();
+        }
         self.gc_read_done.clear();
     }
 
@@ -138,7 +155,7 @@ impl Engine {
     /// The time by which every resource has finished all scheduled work.
     pub fn idle_at(&self) -> u64 {
         let lun = self.luns.iter().map(|l| l.free_at).max().unwrap_or(0);
-        let channel = self.channels.iter().map(|c| c.free_at).max().unwrap_or(0);
+        let channel = self.channels.iter().map(|c| c.free_at()).max().unwrap_or(0);
         lun.max(channel)
     }
 
@@ -150,7 +167,21 @@ impl Engine {
 
     /// Time channel `channel` has been busy.
     pub fn channel_busy_ns(&self, channel: u32) -> u64 {
-        self.channels[channel as usize].transfers * self.transfer_ns
+        self.channels[channel as usize].transfers() * self.transfer_ns
+    }
+
+    /// Transfers channel `channel` carried, and their total wait for it
+    /// after their data was ready.
+    pub fn channel_waits(&self, channel: u32) -> (u64, u64) {
+        let c = &self.channels[channel as usize];
+        (c.transfers(), c.wait_ns())
+    }
+
+    /// How many operations each arriving operation found at LUN `lun`
+    /// (waiting or in service): entry `n` counts arrivals that found `n`,
+    /// the last entry those that found `QUEUE_LENGTH_CAP` or more.
+    pub fn lun_queue_counts(&self, lun: u32) -> &[u64] {
+        &self.luns[lun as usize].queue_counts
     }
 
     /// Total LUN time, all work and GC work.
@@ -162,7 +193,8 @@ impl Engine {
 
     /// Runs `ops` (one request's flash work, in the FTL's order) on the
     /// resources, none starting before `ready_at`. Returns when the last of
-    /// them finishes (`ready_at` when there are none).
+    /// them finishes (`ready_at` when there are none). `ready_at` must not
+    /// decrease from one call to the next (issue times do not).
     pub fn schedule(&mut self, ops: &[FlashOp], ready_at: u64) -> u64 {
         let mut done_at = ready_at;
         self.gc_read_done.clear();
@@ -171,8 +203,8 @@ impl Engine {
             let end = match op {
                 FlashOp::Read { ppn, gc } => {
                     let lun = self.lun_of.rem(ppn) as usize;
-                    let sensed = self.occupy_lun(lun, ready_at, self.read_ns, gc);
-                    let end = self.occupy_channel(self.luns[lun].channel, sensed);
+                    let sensed = self.occupy_lun(lun, ready_at, ready_at, self.read_ns, gc);
+                    let end = self.transfer(self.luns[lun].channel, ready_at, sensed);
                     if gc {
                         self.gc_read_done.push(end);
                     }
@@ -189,8 +221,11 @@ impl Engine {
                         _ => ready_at,
                     };
                     let lun = self.lun_of.rem(ppn) as usize;
-                    let moved = self.occupy_channel(self.luns[lun].channel, data_at);
-                    self.occupy_lun(lun, moved, self.program_ns, gc)
+                    // The page moves in once the LUN can take it: its current
+                    // operation has started and freed the cache register.
+                    let movable_at = data_at.max(self.luns[lun].accepts_at);
+                    let moved = self.transfer(self.luns[lun].channel, ready_at, movable_at);
+                    self.occupy_lun(lun, ready_at, moved, self.program_ns, gc)
                 }
                 FlashOp::Erase { block } => self.erase(block, ready_at),
             };
@@ -199,23 +234,42 @@ impl Engine {
         done_at
     }
 
+    /// Queues an operation of `duration_ns` on `lun`, ready at `ready_at`;
+    /// `now` is the request's issue time (no later operation is ready
+    /// before it). Returns when the operation ends.
     #[inline(always)]
-    fn occupy_lun(&mut self, lun: usize, ready_at: u64, duration_ns: u64, gc: bool) -> u64 {
+    fn occupy_lun(
+        &mut self,
+        lun: usize,
+        now: u64,
+        ready_at: u64,
+        duration_ns: u64,
+        gc: bool,
+    ) -> u64 {
         let l = &mut self.luns[lun];
-        let end = l.free_at.max(ready_at) + duration_ns;
+        while l.pending_ends.front().is_some_and(|&e| e <= now) {
+            l.pending_ends.pop_front();
+        }
+        // Ends are in order (first come, first served): those after
+        // `ready_at` are the operations this one finds in the queue.
+        let found = l.pending_ends.len() - l.pending_ends.partition_point(|&e| e <= ready_at);
+        l.queue_counts[found.min(QUEUE_LENGTH_CAP)] += 1;
+        let start = l.free_at.max(ready_at);
+        let end = start + duration_ns;
         l.free_at = end;
+        l.accepts_at = start;
+        l.pending_ends.push_back(end);
         l.busy_ns += duration_ns;
         l.gc_busy_ns += if gc { duration_ns } else { 0 };
         end
     }
 
+    /// Moves one page over `channel` in its earliest gap at or after `ready_at`.
     #[inline(always)]
-    fn occupy_channel(&mut self, channel: u32, ready_at: u64) -> u64 {
+    fn transfer(&mut self, channel: u32, now: u64, ready_at: u64) -> u64 {
         let c = &mut self.channels[channel as usize];
-        let end = c.free_at.max(ready_at) + self.transfer_ns;
-        c.free_at = end;
-        c.transfers += 1;
-        end
+        c.forget_before(now);
+        c.place(ready_at, self.transfer_ns)
     }
 
     /// Erases `block`'s slice on each LUN it spans, in parallel. Erases are
@@ -228,7 +282,7 @@ impl Engine {
         let mut end = ready_at;
         for i in 0..spanned {
             let lun = (first_lun + i) % luns;
-            end = end.max(self.occupy_lun(lun as usize, ready_at, self.erase_ns, true));
+            end = end.max(self.occupy_lun(lun as usize, ready_at, ready_at, self.erase_ns, true));
         }
         end
     }
