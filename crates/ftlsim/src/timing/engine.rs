@@ -155,7 +155,12 @@ impl Engine {
     /// The time by which every resource has finished all scheduled work.
     pub fn idle_at(&self) -> u64 {
         let lun = self.luns.iter().map(|l| l.free_at).max().unwrap_or(0);
-        let channel = self.channels.iter().map(|c| c.free_at()).max().unwrap_or(0);
+        let channel = self
+            .channels
+            .iter()
+            .map(|c| c.free_at(self.transfer_ns))
+            .max()
+            .unwrap_or(0);
         lun.max(channel)
     }
 
@@ -170,11 +175,17 @@ impl Engine {
         self.channels[channel as usize].transfers() * self.transfer_ns
     }
 
-    /// Transfers channel `channel` carried, and their total wait for it
-    /// after their data was ready.
-    pub fn channel_waits(&self, channel: u32) -> (u64, u64) {
+    /// Transfers channel `channel` carried, their total wait for it after
+    /// their data was ready, the longest wait, and the time transfers were
+    /// pushed back after their completion was reported.
+    pub fn channel_waits(&self, channel: u32) -> (u64, u64, u64, u64) {
         let c = &self.channels[channel as usize];
-        (c.transfers(), c.wait_ns())
+        (
+            c.transfers(),
+            c.wait_ns(),
+            c.max_wait_ns(),
+            c.late_shift_ns(),
+        )
     }
 
     /// How many operations each arriving operation found at LUN `lun`
@@ -268,7 +279,7 @@ impl Engine {
     #[inline(always)]
     fn transfer(&mut self, channel: u32, now: u64, ready_at: u64) -> u64 {
         let c = &mut self.channels[channel as usize];
-        c.forget_before(now);
+        c.forget_before(now, self.transfer_ns);
         c.place(ready_at, self.transfer_ns)
     }
 

@@ -29,7 +29,7 @@ pub mod stats;
 pub use crate::config::timing::{TimingConfig, TimingMode, TimingParams};
 pub use engine::Engine;
 pub use replay::Replay;
-pub use stats::{LatencyRow, LatencyUs, LunRow, TimingStats, TimingSummary};
+pub use stats::{ChannelRow, LatencyRow, LatencyUs, LunRow, TimingStats, TimingSummary};
 
 use rand_distr::{Distribution, Exp1};
 use rand_xoshiro::Xoshiro256PlusPlus;
