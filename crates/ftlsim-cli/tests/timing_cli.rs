@@ -294,3 +294,30 @@ fn tpcc_replay_on_shared_channels_reads_almost_as_fast_as_on_private_ones() {
     );
     assert!(shared["read_latency_us_max"].as_f64().unwrap() < 20_000.0);
 }
+
+/// Issue 15: program/erase suspend without its overheads is a one-line
+/// error naming the missing key, exit 2.
+#[test]
+fn suspend_without_overheads_names_the_key() {
+    for (sets, key) in [
+        (vec!["timing.suspend=true"], "timing.suspend_overhead_us"),
+        (
+            vec!["timing.suspend=true", "timing.suspend_overhead_us=5"],
+            "timing.resume_overhead_us",
+        ),
+        (
+            vec!["timing.resume_overhead_us=5"],
+            "timing.resume_overhead_us",
+        ),
+    ] {
+        let mut args = Vec::new();
+        for set in &sets {
+            args.extend(["--set", set]);
+        }
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{sets:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(key), "{sets:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    }
+}

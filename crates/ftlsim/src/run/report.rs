@@ -235,6 +235,11 @@ pub struct Timing {
     pub lun_queue_length_p50: Option<u32>,
     pub lun_queue_length_p99: Option<u32>,
     pub lun_queue_length_max: Option<u32>,
+    /// Program/erase suspend (`timing.suspend`): programs and erases a host
+    /// read suspended, and the mean time a suspension added to the
+    /// suspended operation (not in its write's reported latency).
+    pub suspensions: Option<u64>,
+    pub suspend_delay_us_mean: Option<f64>,
 }
 
 impl Timing {
@@ -266,6 +271,8 @@ impl Timing {
             lun_queue_length_p50: t.map(|t| t.lun_queue_length_p50),
             lun_queue_length_p99: t.map(|t| t.lun_queue_length_p99),
             lun_queue_length_max: t.map(|t| t.lun_queue_length_max),
+            suspensions: t.map(|t| t.suspensions),
+            suspend_delay_us_mean: t.map(|t| t.suspend_delay_us_mean),
         }
     }
 }

@@ -22,15 +22,60 @@
 //! takes the earliest gap after its data is ready (`channel.rs`), so a LUN
 //! that is busy never holds its channel.
 
-use std::collections::VecDeque;
-
 use crate::ftl::FlashOp;
 
 use super::channel::Channel;
 use super::TimingParams;
 
-/// Queue lengths counted exactly up to this; longer ones count here.
-pub const QUEUE_LENGTH_CAP: usize = 255;
+/// Queue lengths are counted exactly below this; longer ones count as this.
+pub const QUEUE_LENGTH_CAP: usize = 64;
+
+/// One LUN operation in this many is sampled for queue lengths. Odd, so
+/// that GC's alternating reads and programs are both sampled.
+const QUEUE_SAMPLE_EVERY: u64 = 7;
+
+/// The end times of a LUN's operations not yet finished, oldest first, kept
+/// inline (a ring) so that counting them costs no trip to the heap. When
+/// full, the oldest is dropped: it ends first, so the count is exact again
+/// as soon as it is below the capacity.
+#[derive(Debug, Clone)]
+struct PendingEnds {
+    ends: [u64; QUEUE_LENGTH_CAP],
+    head: usize,
+    len: usize,
+}
+
+impl Default for PendingEnds {
+    fn default() -> Self {
+        Self {
+            ends: [0; QUEUE_LENGTH_CAP],
+            head: 0,
+            len: 0,
+        }
+    }
+}
+
+impl PendingEnds {
+    /// Drops the operations ended by `now`; returns how many are left.
+    #[inline(always)]
+    fn left_after(&mut self, now: u64) -> usize {
+        while self.len > 0 && self.ends[self.head] <= now {
+            self.head = (self.head + 1) % QUEUE_LENGTH_CAP;
+            self.len -= 1;
+        }
+        self.len
+    }
+
+    #[inline(always)]
+    fn push(&mut self, end: u64) {
+        if self.len == QUEUE_LENGTH_CAP {
+            self.head = (self.head + 1) % QUEUE_LENGTH_CAP;
+            self.len -= 1;
+        }
+        self.ends[(self.head + self.len) % QUEUE_LENGTH_CAP] = end;
+        self.len += 1;
+    }
+}
 
 /// `a mod d` by two multiplications (Lemire, Kaser and Kurz, "Faster
 /// remainder by direct computation", 2019): exact for every 32-bit `a` and
@@ -67,12 +112,13 @@ struct Lun {
     busy_ns: u64,
     gc_busy_ns: u64,
     channel: u32,
-    /// End times of the operations scheduled and not yet finished at the
-    /// current issue time, in order (for queue lengths).
-    pending_ends: VecDeque<u64>,
-    /// Operations found in the LUN's queue (waiting or in service) by each
-    /// arriving operation: `queue_counts[n]` arrivals found `n`.
-    queue_counts: Vec<u64>,
+    /// Whether the last scheduled operation is a program or an erase (a
+    /// host read may suspend it), and when the reads let in during its
+    /// current suspension end (program/erase suspend).
+    suspendable: bool,
+    reads_until: u64,
+    /// The operations scheduled and not yet finished (for queue lengths).
+    pending: PendingEnds,
 }
 
 #[derive(Debug, Clone)]
@@ -88,6 +134,17 @@ pub struct Engine {
     /// When each GC read of the current batch has its data in the controller
     /// (a GC copy cannot be programmed before it was read).
     gc_read_done: Vec<u64>,
+    /// Per LUN, `QUEUE_LENGTH_CAP + 1` counters: entry `n` counts the
+    /// operations that found `n` others at the LUN.
+    queue_counts: Vec<u64>,
+    /// LUN operations scheduled, for sampling queue lengths.
+    ops_seen: u64,
+    /// Program/erase suspend: (suspend, resume) overheads when on.
+    suspend_ns: Option<(u64, u64)>,
+    /// Programs and erases suspended, and the time added to them after
+    /// their requests' completions were computed.
+    suspensions: u64,
+    suspend_delay_ns: u64,
 }
 
 impl Engine {
@@ -107,12 +164,16 @@ impl Engine {
             luns: (0..luns)
                 .map(|l| Lun {
                     channel: l % params.channels,
-                    queue_counts: vec![0; QUEUE_LENGTH_CAP + 1],
                     ..Lun::default()
                 })
                 .collect(),
             channels: vec![Channel::default(); params.channels as usize],
             gc_read_done: Vec::new(),
+            queue_counts: vec![0; luns as usize * (QUEUE_LENGTH_CAP + 1)],
+            ops_seen: 0,
+            suspend_ns: params.suspend_ns,
+            suspensions: 0,
+            suspend_delay_ns: 0,
         }
     }
 
@@ -123,12 +184,17 @@ impl Engine {
             l.accepts_at = 0;
             l.busy_ns = 0;
             l.gc_busy_ns = 0;
-            l.pending_ends.clear();
-            l.queue_counts.fill(0);
+            l.pending = PendingEnds::default();
+            l.suspendable = false;
+            l.reads_until = 0;
         }
         for c in &mut self.channels {
             c.reset();
         }
+        self.queue_counts.fill(0);
+        self.ops_seen = 0;
+        self.suspensions = 0;
+        self.suspend_delay_ns = 0;
         self.gc_read_done.clear();
     }
 
@@ -188,11 +254,12 @@ impl Engine {
         )
     }
 
-    /// How many operations each arriving operation found at LUN `lun`
-    /// (waiting or in service): entry `n` counts arrivals that found `n`,
+    /// How many operations each operation found at LUN `lun` (waiting or in
+    /// service) when its request was issued: entry `n` counts those that found `n`,
     /// the last entry those that found `QUEUE_LENGTH_CAP` or more.
     pub fn lun_queue_counts(&self, lun: u32) -> &[u64] {
-        &self.luns[lun as usize].queue_counts
+        let n = QUEUE_LENGTH_CAP + 1;
+        &self.queue_counts[lun as usize * n..(lun as usize + 1) * n]
     }
 
     /// Total LUN time, all work and GC work.
@@ -214,7 +281,10 @@ impl Engine {
             let end = match op {
                 FlashOp::Read { ppn, gc } => {
                     let lun = self.lun_of.rem(ppn) as usize;
-                    let sensed = self.occupy_lun(lun, ready_at, ready_at, self.read_ns, gc);
+                    let sensed = match self.suspend_ns {
+                        Some(overheads) if !gc => self.read_suspending(lun, ready_at, overheads),
+                        _ => self.occupy_lun(lun, ready_at, ready_at, self.read_ns, gc, false),
+                    };
                     let end = self.transfer(self.luns[lun].channel, ready_at, sensed);
                     if gc {
                         self.gc_read_done.push(end);
@@ -236,7 +306,7 @@ impl Engine {
                     // operation has started and freed the cache register.
                     let movable_at = data_at.max(self.luns[lun].accepts_at);
                     let moved = self.transfer(self.luns[lun].channel, ready_at, movable_at);
-                    self.occupy_lun(lun, ready_at, moved, self.program_ns, gc)
+                    self.occupy_lun(lun, ready_at, moved, self.program_ns, gc, true)
                 }
                 FlashOp::Erase { block } => self.erase(block, ready_at),
             };
@@ -256,23 +326,64 @@ impl Engine {
         ready_at: u64,
         duration_ns: u64,
         gc: bool,
+        suspendable: bool,
     ) -> u64 {
         let l = &mut self.luns[lun];
-        while l.pending_ends.front().is_some_and(|&e| e <= now) {
-            l.pending_ends.pop_front();
+        // Every QUEUE_SAMPLE_EVERY-th operation counts the operations it
+        // finds at its LUN when its request is issued: counting for every
+        // one would cost as much as the rest of scheduling it.
+        self.ops_seen = self.ops_seen.wrapping_add(1);
+        if self.ops_seen.is_multiple_of(QUEUE_SAMPLE_EVERY) {
+            let found = l.pending.left_after(now);
+            self.queue_counts[lun * (QUEUE_LENGTH_CAP + 1) + found] += 1;
         }
-        // Ends are in order (first come, first served): those after
-        // `ready_at` are the operations this one finds in the queue.
-        let found = l.pending_ends.len() - l.pending_ends.partition_point(|&e| e <= ready_at);
-        l.queue_counts[found.min(QUEUE_LENGTH_CAP)] += 1;
         let start = l.free_at.max(ready_at);
         let end = start + duration_ns;
         l.free_at = end;
         l.accepts_at = start;
-        l.pending_ends.push_back(end);
+        l.suspendable = suspendable;
+        l.reads_until = 0;
+        l.pending.push(end);
         l.busy_ns += duration_ns;
         l.gc_busy_ns += if gc { duration_ns } else { 0 };
         end
+    }
+
+    /// A host read ready at `now` with program/erase suspend on. If its LUN
+    /// is running a program or erase with nothing queued behind it, the
+    /// read suspends it (or, while it is suspended, follows the reads
+    /// already let in) and the operation ends later by the overheads and
+    /// the read; otherwise the read queues as usual. Returns when the page
+    /// is sensed.
+    fn read_suspending(
+        &mut self,
+        lun: usize,
+        now: u64,
+        (suspend_ns, resume_ns): (u64, u64),
+    ) -> u64 {
+        let read_ns = self.read_ns;
+        let l = &mut self.luns[lun];
+        if !(l.suspendable && l.accepts_at <= now && now < l.free_at) {
+            return self.occupy_lun(lun, now, now, read_ns, false, false);
+        }
+        let (start, added_ns) = if now < l.reads_until {
+            (l.reads_until, read_ns)
+        } else {
+            self.suspensions += 1;
+            (now + suspend_ns, suspend_ns + read_ns + resume_ns)
+        };
+        let end = start + read_ns;
+        l.reads_until = end;
+        l.free_at += added_ns;
+        l.busy_ns += added_ns;
+        self.suspend_delay_ns += added_ns;
+        end
+    }
+
+    /// Programs and erases suspended by reads, and the total time added to
+    /// them (after their requests' completions were computed).
+    pub fn suspensions(&self) -> (u64, u64) {
+        (self.suspensions, self.suspend_delay_ns)
     }
 
     /// Moves one page over `channel` in its earliest gap at or after `ready_at`.
@@ -293,7 +404,14 @@ impl Engine {
         let mut end = ready_at;
         for i in 0..spanned {
             let lun = (first_lun + i) % luns;
-            end = end.max(self.occupy_lun(lun as usize, ready_at, ready_at, self.erase_ns, true));
+            end = end.max(self.occupy_lun(
+                lun as usize,
+                ready_at,
+                ready_at,
+                self.erase_ns,
+                true,
+                true,
+            ));
         }
         end
     }
@@ -315,6 +433,7 @@ mod tests {
             overhead_ns: 0,
             queue_depth: 1,
             mode: TimingMode::Closed,
+            suspend_ns: None,
         }
     }
 

@@ -43,7 +43,7 @@ pub struct LunRow {
     pub gc_busy_fraction: f64,
     /// Operations an arriving operation found at the LUN (waiting or in
     /// service): median, 99th percentile and most. Counted exactly up to
-    /// 255; a queue of 255 or more reads as 255.
+    /// 63; a queue of 64 or more reads as 64.
     pub queue_length_p50: u32,
     pub queue_length_p99: u32,
     pub queue_length_max: u32,
@@ -126,6 +126,11 @@ pub struct TimingSummary {
     pub lun_queue_length_p50: u32,
     pub lun_queue_length_p99: u32,
     pub lun_queue_length_max: u32,
+    /// Program/erase suspend: programs and erases suspended by host reads,
+    /// and the mean time each suspension added to the suspended operation
+    /// (after its request's completion was computed).
+    pub suspensions: u64,
+    pub suspend_delay_us_mean: f64,
     #[serde(skip)]
     pub luns: Vec<LunRow>,
     #[serde(skip)]
@@ -381,6 +386,11 @@ impl TimingStats {
             lun_queue_length_p50: count_quantile(&all_queue_counts, 0.5),
             lun_queue_length_p99: count_quantile(&all_queue_counts, 0.99),
             lun_queue_length_max: count_max(&all_queue_counts),
+            suspensions: engine.suspensions().0,
+            suspend_delay_us_mean: match engine.suspensions() {
+                (0, _) => 0.0,
+                (n, ns) => ns as f64 / n as f64 / 1e3,
+            },
             luns,
             channels,
             series: self.series.clone(),
@@ -404,6 +414,7 @@ mod tests {
             overhead_ns: 0,
             queue_depth: 1,
             mode: TimingMode::Closed,
+            suspend_ns: None,
         };
         Engine::new(&params, 64)
     }
