@@ -321,3 +321,20 @@ fn suspend_without_overheads_names_the_key() {
         assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
     }
 }
+
+/// Issue 15: with timing on, planes that do not divide the block layout
+/// are a one-line error naming the key, exit 2 (128 blocks x 256 pages over
+/// 32 LUNs: an 8-page slice per LUN).
+#[test]
+fn planes_that_do_not_divide_the_layout_name_the_key() {
+    let out = run(&[
+        "--set",
+        "timing.queue_depth=4",
+        "--set",
+        "device.planes_per_lun=3",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("device.planes_per_lun"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+}

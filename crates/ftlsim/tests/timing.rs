@@ -432,3 +432,54 @@ fn suspend_needs_both_overheads() {
     timing(&mut c).resume_overhead_us = Some(5.0);
     assert_eq!(config_error(&c), "timing.resume_overhead_us");
 }
+
+/// Issue 15, item 5: with two planes per LUN, pages at the same offset on
+/// both planes are programmed together (one tPROG), so sequential writes on
+/// an empty device reach LUNs x planes / tPROG instead of LUNs / tPROG. The
+/// FTL's work is the same.
+#[test]
+fn multi_plane_programs_raise_the_program_bound() {
+    let mut c = device();
+    c.workload.kind = WorkloadType::Sequential;
+    c.workload.precondition = Precondition::None;
+    c.workload.warmup = Amount::Pages(0).into();
+    c.workload.writes = Some(Amount::Capacity(0.5));
+    timing(&mut c).program_latency_us = 600.0;
+    timing(&mut c).queue_depth = 256;
+    let pages_per_sec =
+        |r: &Report| r.window.host_write_pages as f64 * 1e9 / r.timing.sim_time_ns.unwrap() as f64;
+    let one = go(&c);
+    let one_plane_bound = params(&c).lun_program_bound_iops();
+    c.device.planes_per_lun = 2;
+    let two = go(&c);
+    let bound = params(&c).lun_program_bound_iops();
+    assert!(within(bound, 2.0 * one_plane_bound, 1e-12));
+    assert!(
+        within(pages_per_sec(&two), bound, 0.02),
+        "{:.0} pages/s with 2 planes, bound {bound:.0}",
+        pages_per_sec(&two)
+    );
+    assert!(
+        pages_per_sec(&two) > 1.9 * pages_per_sec(&one),
+        "{:.0} vs {:.0} pages/s",
+        pages_per_sec(&two),
+        pages_per_sec(&one)
+    );
+    assert_eq!(two.window.nand_write_pages, one.window.nand_write_pages);
+    // QD 1: nothing to pair with, one page per program as before.
+    timing(&mut c).queue_depth = 1;
+    c.workload.writes = Some(Amount::Pages(10_000));
+    assert!(within(go(&c).timing.iops.unwrap(), 1e6 / 610.0, 1e-9));
+}
+
+#[test]
+fn planes_must_divide_the_block_layout() {
+    // 256-page blocks over 32 LUNs: an 8-page slice per LUN; 3 planes do not divide it.
+    let mut c = device();
+    c.device.planes_per_lun = 3;
+    assert_eq!(config_error(&c), "device.planes_per_lun");
+    c.device.planes_per_lun = 16;
+    assert_eq!(config_error(&c), "device.planes_per_lun");
+    c.device.planes_per_lun = 8;
+    assert!(Simulation::new(&c, &RunOptions::default()).is_ok());
+}

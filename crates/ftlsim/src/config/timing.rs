@@ -108,6 +108,9 @@ pub struct TimingParams {
     pub mode: TimingMode,
     /// Program/erase suspend on: (suspend, resume) overheads.
     pub suspend_ns: Option<(u64, u64)>,
+    /// Planes per LUN (`device.planes_per_lun`): programs of pages at the
+    /// same offset on different planes go together.
+    pub planes_per_lun: u32,
 }
 
 impl TimingParams {
@@ -129,9 +132,10 @@ impl TimingParams {
         }
     }
 
-    /// The most page programs per second the LUNs can absorb: LUNs / tPROG.
+    /// The most page programs per second the LUNs can absorb: LUNs x
+    /// planes / tPROG (a multi-plane program writes one page per plane).
     pub fn lun_program_bound_iops(&self) -> f64 {
-        f64::from(self.luns()) * 1e9 / self.program_ns as f64
+        f64::from(self.luns()) * f64::from(self.planes_per_lun) * 1e9 / self.program_ns as f64
     }
 }
 
@@ -200,6 +204,21 @@ impl TimingConfig {
                 return Err(ConfigError::new(
                     key,
                     format!("{us} us rounds to 0 ns; an array operation takes time"),
+                ));
+            }
+        }
+        // Multi-plane: each LUN's slice of a block (pages_per_block / LUNs
+        // pages) is split over the planes, so both must divide evenly.
+        let planes = device.planes_per_lun;
+        if planes > 1 {
+            let stripe = u64::from(channels) * u64::from(luns_per_channel) * u64::from(planes);
+            if u64::from(device.pages_per_block) % stripe != 0 {
+                return Err(ConfigError::new(
+                    "device.planes_per_lun",
+                    format!(
+                        "{planes} planes do not divide the block layout: device.pages_per_block ({}) must be a multiple of LUNs x planes ({stripe})",
+                        device.pages_per_block
+                    ),
                 ));
             }
         }
@@ -279,6 +298,7 @@ impl TimingConfig {
             overhead_ns: us_to_ns(self.controller_overhead_us),
             queue_depth: self.queue_depth,
             mode: self.mode,
+            planes_per_lun: device.planes_per_lun,
             suspend_ns: match (
                 self.suspend,
                 self.suspend_overhead_us,

@@ -16,6 +16,9 @@
 //!   LUN can take it (its current operation has started, freeing its cache
 //!   register); the LUN programs it (tPROG) when its earlier work is done.
 //! * erase: the LUN is busy for tBERS; the channel is not used.
+//! * with `device.planes_per_lun` > 1, a program joins the LUN's pending
+//!   program of the same offset on another plane (one tPROG for the group);
+//!   with `timing.suspend`, a host read suspends a running program or erase.
 //!
 //! A LUN serves its operations in the order they are scheduled (first come,
 //! first served). A channel is not reserved in that order: each transfer
@@ -29,6 +32,9 @@ use super::TimingParams;
 
 /// Queue lengths are counted exactly below this; longer ones count as this.
 pub const QUEUE_LENGTH_CAP: usize = 64;
+
+/// No multi-plane group: the LUN's last operation is not a program.
+const NO_GROUP: u32 = u32::MAX;
 
 /// One LUN operation in this many is sampled for queue lengths. Odd, so
 /// that GC's alternating reads and programs are both sampled.
@@ -117,6 +123,15 @@ struct Lun {
     /// current suspension end (program/erase suspend).
     suspendable: bool,
     reads_until: u64,
+    /// Multi-plane: the group (same offset, one page per plane) of the last
+    /// scheduled operation if it is a program (`NO_GROUP` otherwise), the
+    /// pages it programs, when it starts and ends, and when the LUN could
+    /// take pages for it (its predecessor's start).
+    group: u32,
+    group_pages: u32,
+    group_start: u64,
+    group_end: u64,
+    group_accepts_at: u64,
     /// The operations scheduled and not yet finished (for queue lengths).
     pending: PendingEnds,
 }
@@ -141,6 +156,10 @@ pub struct Engine {
     ops_seen: u64,
     /// Program/erase suspend: (suspend, resume) overheads when on.
     suspend_ns: Option<(u64, u64)>,
+    /// Planes per LUN, and LUNs x planes: a page's multi-plane group is
+    /// `ppn / group_pages` (its block and its offset within its plane).
+    planes: u32,
+    group_span: u32,
     /// Programs and erases suspended, and the time added to them after
     /// their requests' completions were computed.
     suspensions: u64,
@@ -164,6 +183,7 @@ impl Engine {
             luns: (0..luns)
                 .map(|l| Lun {
                     channel: l % params.channels,
+                    group: NO_GROUP,
                     ..Lun::default()
                 })
                 .collect(),
@@ -172,6 +192,8 @@ impl Engine {
             queue_counts: vec![0; luns as usize * (QUEUE_LENGTH_CAP + 1)],
             ops_seen: 0,
             suspend_ns: params.suspend_ns,
+            planes: params.planes_per_lun.max(1),
+            group_span: luns * params.planes_per_lun.max(1),
             suspensions: 0,
             suspend_delay_ns: 0,
         }
@@ -187,6 +209,7 @@ impl Engine {
             l.pending = PendingEnds::default();
             l.suspendable = false;
             l.reads_until = 0;
+            l.group = NO_GROUP;
         }
         for c in &mut self.channels {
             c.reset();
@@ -302,11 +325,15 @@ impl Engine {
                         _ => ready_at,
                     };
                     let lun = self.lun_of.rem(ppn) as usize;
-                    // The page moves in once the LUN can take it: its current
-                    // operation has started and freed the cache register.
-                    let movable_at = data_at.max(self.luns[lun].accepts_at);
-                    let moved = self.transfer(self.luns[lun].channel, ready_at, movable_at);
-                    self.occupy_lun(lun, ready_at, moved, self.program_ns, gc, true)
+                    if self.planes > 1 {
+                        self.program_multi_plane(lun, ppn, ready_at, data_at, gc)
+                    } else {
+                        // The page moves in once the LUN can take it: its current
+                        // operation has started and freed the cache register.
+                        let movable_at = data_at.max(self.luns[lun].accepts_at);
+                        let moved = self.transfer(self.luns[lun].channel, ready_at, movable_at);
+                        self.occupy_lun(lun, ready_at, moved, self.program_ns, gc, true)
+                    }
                 }
                 FlashOp::Erase { block } => self.erase(block, ready_at),
             };
@@ -343,6 +370,7 @@ impl Engine {
         l.accepts_at = start;
         l.suspendable = suspendable;
         l.reads_until = 0;
+        l.group = NO_GROUP;
         l.pending.push(end);
         l.busy_ns += duration_ns;
         l.gc_busy_ns += if gc { duration_ns } else { 0 };
@@ -375,8 +403,61 @@ impl Engine {
         let end = start + read_ns;
         l.reads_until = end;
         l.free_at += added_ns;
+        // A suspended program takes no more pages: its end has moved.
+        l.group = NO_GROUP;
         l.busy_ns += added_ns;
         self.suspend_delay_ns += added_ns;
+        end
+    }
+
+    /// A program with more than one plane per LUN. A page of the same group
+    /// (same block and offset, another plane) as the LUN's last scheduled
+    /// program joins it when its data is in before that program starts:
+    /// one tPROG writes them all. Otherwise it starts a program of its own.
+    /// With one cache register per plane, the LUN takes the pages of a
+    /// group once the operation before the group has started.
+    fn program_multi_plane(
+        &mut self,
+        lun: usize,
+        ppn: u32,
+        now: u64,
+        data_at: u64,
+        gc: bool,
+    ) -> u64 {
+        let group = ppn / self.group_span;
+        let channel = self.luns[lun].channel;
+        let l = &self.luns[lun];
+        if l.group == group && l.group_pages < self.planes {
+            let movable_at = data_at.max(l.group_accepts_at);
+            let moved = self.transfer(channel, now, movable_at);
+            let l = &mut self.luns[lun];
+            if moved <= l.group_start {
+                l.group_pages += 1;
+                return l.group_end;
+            }
+            return self.start_program_group(lun, group, now, moved, gc);
+        }
+        let movable_at = data_at.max(l.accepts_at);
+        let moved = self.transfer(channel, now, movable_at);
+        self.start_program_group(lun, group, now, moved, gc)
+    }
+
+    fn start_program_group(
+        &mut self,
+        lun: usize,
+        group: u32,
+        now: u64,
+        moved: u64,
+        gc: bool,
+    ) -> u64 {
+        let accepts_before = self.luns[lun].accepts_at;
+        let end = self.occupy_lun(lun, now, moved, self.program_ns, gc, true);
+        let l = &mut self.luns[lun];
+        l.group = group;
+        l.group_pages = 1;
+        l.group_start = l.accepts_at;
+        l.group_end = end;
+        l.group_accepts_at = accepts_before;
         end
     }
 
@@ -434,6 +515,7 @@ mod tests {
             queue_depth: 1,
             mode: TimingMode::Closed,
             suspend_ns: None,
+            planes_per_lun: 1,
         }
     }
 

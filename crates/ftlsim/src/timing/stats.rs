@@ -415,6 +415,7 @@ mod tests {
             queue_depth: 1,
             mode: TimingMode::Closed,
             suspend_ns: None,
+            planes_per_lun: 1,
         };
         Engine::new(&params, 64)
     }
