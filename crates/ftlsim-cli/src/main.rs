@@ -135,27 +135,35 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Validate { quick, json } => {
-            let results = ftlsim_run::validate::run_validation(quick, &mut |i, n, name| {
+            let mut progress = |i: usize, n: usize, name: &str| {
                 if std::io::stderr().is_terminal() {
                     eprint!("\r\x1b[K[{}/{n}] {name}", i + 1);
                 }
-            })?;
+            };
+            let results = ftlsim_run::validate::run_validation(quick, &mut progress)?;
+            let timing = ftlsim_run::validate_timing::run_timing_validation(quick, &mut progress)?;
             if std::io::stderr().is_terminal() {
                 eprint!("\r\x1b[K");
             }
             if json {
                 println!(
                     "{}",
-                    serde_json::to_string(&serde_json::json!({ "cases": results }))?
+                    serde_json::to_string(
+                        &serde_json::json!({ "cases": results, "timing_cases": timing })
+                    )?
                 );
             } else {
                 print!("{}", ftlsim_run::validate::render(&results));
+                println!();
+                print!("{}", ftlsim_run::validate_timing::render(&timing));
             }
-            Ok(if results.iter().all(|r| r.pass) {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            })
+            Ok(
+                if results.iter().all(|r| r.pass) && timing.iter().all(|r| r.pass) {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::from(1)
+                },
+            )
         }
         Command::Reproduce(args) => reproduce::run(args),
         Command::CrashTest {

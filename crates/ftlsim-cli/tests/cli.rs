@@ -392,3 +392,25 @@ fn a_stack_writes_each_layers_wa_over_time() {
         "the WAF plot shows the log's WA"
     );
 }
+
+/// Issue 15: the timing half of `validate --quick` runs in CI: the M/D/1
+/// cases within 5 %, channel waits within the derived bound, no backlog
+/// growth, saturation at the busier resource's bound.
+#[test]
+fn validate_quick_checks_timing_against_queueing_theory() {
+    let out = ftlsim(&["validate", "--quick", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cases = v["timing_cases"].as_array().unwrap();
+    let md1: Vec<&serde_json::Value> = cases
+        .iter()
+        .filter(|c| c["model"] == "M/D/1 + transfer")
+        .collect();
+    assert_eq!(md1.len(), 6, "3 utilisations x (1 and 4 LUNs per channel)");
+    for c in cases {
+        assert!(c["pass"] == true, "{c}");
+    }
+    for c in md1 {
+        assert!(c["relative_error"].as_f64().unwrap().abs() <= 0.05, "{c}");
+    }
+    assert!(out.status.success());
+}

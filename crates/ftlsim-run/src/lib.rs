@@ -5,8 +5,8 @@
 //! * [`load`]: a config from TOML text, a file or a table, with `--set` overrides.
 //! * [`simulate`]: build the device (and host stack), open a trace source, run.
 //! * [`output`]: the summary table, JSON/CSV files and SVG plots.
-//! * [`reproduce`], [`validate`], [`bench`]: experiments, the analytical
-//!   validation and the throughput benchmark.
+//! * [`reproduce`], [`validate`], [`validate_timing`], [`bench`]: experiments,
+//!   the analytical and queueing-theory validation and the throughput benchmark.
 //! * [`crash`]: power-cut sweeps against a reference model.
 //!
 //! Front ends keep argument parsing, progress bars and printing.
@@ -21,5 +21,6 @@ pub mod simulate;
 pub mod timing_output;
 pub mod trace_source;
 pub mod validate;
+pub mod validate_timing;
 
 pub use simulate::{check_memory, simulate, simulate_with};

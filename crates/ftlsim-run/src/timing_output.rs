@@ -1,5 +1,5 @@
 //! Presenting the timing model's results: summary rows, latency.csv,
-//! luns.csv and latency.svg (latency over simulated time).
+//! luns.csv, channels.csv and latency.svg (latency over simulated time).
 
 use std::path::Path;
 
@@ -48,6 +48,7 @@ pub fn timing_rows(cfg: &Config, r: &Report) -> Vec<(&'static str, String)> {
         )
     });
     let pct = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |v| format!("{:.1} %", v * 100.0));
+    let us = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"));
     vec![
         (
             "timing model",
@@ -99,13 +100,37 @@ pub fn timing_rows(cfg: &Config, r: &Report) -> Vec<(&'static str, String)> {
                 pct(r.timing.channel_busy_mean)
             ),
         ),
+        (
+            "channels",
+            format!(
+                "busy mean {} max {}; wait for channel mean {} max {} us; pushed back after completion {} us",
+                pct(r.timing.channel_busy_mean),
+                pct(r.timing.channel_busy_max),
+                us(r.timing.channel_wait_us_mean),
+                us(r.timing.channel_wait_us_max),
+                us(r.timing.channel_late_shift_us_mean)
+            ),
+        ),
+        (
+            "LUN queue found",
+            match (
+                r.timing.lun_queue_length_p50,
+                r.timing.lun_queue_length_p99,
+                r.timing.lun_queue_length_max,
+            ) {
+                (Some(p50), Some(p99), Some(max)) => {
+                    format!("p50 {p50} p99 {p99} max {max} operations")
+                }
+                _ => "-".to_string(),
+            },
+        ),
     ]
     .into_iter()
     .chain(note)
     .collect()
 }
 
-/// Writes latency.csv, luns.csv and latency.svg when the run was timed.
+/// Writes latency.csv, luns.csv, channels.csv and latency.svg when the run was timed.
 pub fn write_timing_outputs(dir: &Path, report: &Report) -> Result<()> {
     if report.latency_series.is_empty() {
         return Ok(());
@@ -121,6 +146,13 @@ pub fn write_timing_outputs(dir: &Path, report: &Report) -> Result<()> {
     let mut w = csv::Writer::from_path(&path)
         .with_context(|| format!("cannot write {}", path.display()))?;
     for row in &report.lun_busy {
+        w.serialize(row)?;
+    }
+    w.flush()?;
+    let path = dir.join("channels.csv");
+    let mut w = csv::Writer::from_path(&path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    for row in &report.channel_busy {
         w.serialize(row)?;
     }
     w.flush()?;

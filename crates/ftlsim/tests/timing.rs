@@ -371,3 +371,115 @@ fn bad_timing_config_names_the_key() {
         assert_eq!(config_error(&c), "timing.background_gc_free_blocks");
     }
 }
+
+/// Issue 15, item 4: with program/erase suspend a host read that finds its
+/// LUN programming goes ahead of the program, so under writes the read tail
+/// (reads stuck behind a 200 us program) drops. Open loop at a moderate
+/// rate on a filled device with no GC in the window, so that a read finds
+/// at most the running program ahead of it (reads do not jump queued work,
+/// and a GC burst queues plenty). The FTL's work is the same.
+#[test]
+fn suspend_cuts_the_read_tail_under_writes() {
+    let mut c = random_writes(0.2);
+    c.workload.warmup = Amount::Pages(0).into();
+    c.workload.read_fraction = 0.5;
+    c.workload.writes = None;
+    c.workload.requests = Some(60_000);
+    timing(&mut c).mode = TimingMode::Open;
+    timing(&mut c).arrival_rate_iops = Some(40_000.0);
+    let without = go(&c);
+    let t = timing(&mut c);
+    t.suspend = true;
+    t.suspend_overhead_us = Some(5.0);
+    t.resume_overhead_us = Some(5.0);
+    let with = go(&c);
+    let p99 = |r: &Report| r.timing.read_latency_us_p99.unwrap();
+    eprintln!(
+        "read p99 {:.0} -> {:.0} us, mean {:.0} -> {:.0} us, write p99 {:.0} -> {:.0} us, {} suspensions",
+        p99(&without),
+        p99(&with),
+        without.timing.read_latency_us_mean.unwrap(),
+        with.timing.read_latency_us_mean.unwrap(),
+        without.timing.write_latency_us_p99.unwrap(),
+        with.timing.write_latency_us_p99.unwrap(),
+        with.timing.suspensions.unwrap()
+    );
+    assert_eq!(without.timing.suspensions, Some(0));
+    assert!(with.timing.suspensions.unwrap() > 1000);
+    assert!(
+        p99(&with) < 0.8 * p99(&without),
+        "read p99 {} us with suspend, {} us without",
+        p99(&with),
+        p99(&without)
+    );
+    assert_eq!(
+        with.window.nand_write_pages,
+        without.window.nand_write_pages
+    );
+}
+
+#[test]
+fn suspend_needs_both_overheads() {
+    let mut c = device();
+    timing(&mut c).suspend = true;
+    assert_eq!(config_error(&c), "timing.suspend_overhead_us");
+    timing(&mut c).suspend_overhead_us = Some(5.0);
+    assert_eq!(config_error(&c), "timing.resume_overhead_us");
+    timing(&mut c).resume_overhead_us = Some(-1.0);
+    assert_eq!(config_error(&c), "timing.resume_overhead_us");
+    // Overheads without suspend are a mistake, not silently ignored.
+    let mut c = device();
+    timing(&mut c).resume_overhead_us = Some(5.0);
+    assert_eq!(config_error(&c), "timing.resume_overhead_us");
+}
+
+/// Issue 15, item 5: with two planes per LUN, pages at the same offset on
+/// both planes are programmed together (one tPROG), so sequential writes on
+/// an empty device reach LUNs x planes / tPROG instead of LUNs / tPROG. The
+/// FTL's work is the same.
+#[test]
+fn multi_plane_programs_raise_the_program_bound() {
+    let mut c = device();
+    c.workload.kind = WorkloadType::Sequential;
+    c.workload.precondition = Precondition::None;
+    c.workload.warmup = Amount::Pages(0).into();
+    c.workload.writes = Some(Amount::Capacity(0.5));
+    timing(&mut c).program_latency_us = 600.0;
+    timing(&mut c).queue_depth = 256;
+    let pages_per_sec =
+        |r: &Report| r.window.host_write_pages as f64 * 1e9 / r.timing.sim_time_ns.unwrap() as f64;
+    let one = go(&c);
+    let one_plane_bound = params(&c).lun_program_bound_iops();
+    c.device.planes_per_lun = 2;
+    let two = go(&c);
+    let bound = params(&c).lun_program_bound_iops();
+    assert!(within(bound, 2.0 * one_plane_bound, 1e-12));
+    assert!(
+        within(pages_per_sec(&two), bound, 0.02),
+        "{:.0} pages/s with 2 planes, bound {bound:.0}",
+        pages_per_sec(&two)
+    );
+    assert!(
+        pages_per_sec(&two) > 1.9 * pages_per_sec(&one),
+        "{:.0} vs {:.0} pages/s",
+        pages_per_sec(&two),
+        pages_per_sec(&one)
+    );
+    assert_eq!(two.window.nand_write_pages, one.window.nand_write_pages);
+    // QD 1: nothing to pair with, one page per program as before.
+    timing(&mut c).queue_depth = 1;
+    c.workload.writes = Some(Amount::Pages(10_000));
+    assert!(within(go(&c).timing.iops.unwrap(), 1e6 / 610.0, 1e-9));
+}
+
+#[test]
+fn planes_must_divide_the_block_layout() {
+    // 256-page blocks over 32 LUNs: an 8-page slice per LUN; 3 planes do not divide it.
+    let mut c = device();
+    c.device.planes_per_lun = 3;
+    assert_eq!(config_error(&c), "device.planes_per_lun");
+    c.device.planes_per_lun = 16;
+    assert_eq!(config_error(&c), "device.planes_per_lun");
+    c.device.planes_per_lun = 8;
+    assert!(Simulation::new(&c, &RunOptions::default()).is_ok());
+}

@@ -60,6 +60,14 @@ pub struct TimingConfig {
     pub background_gc: bool,
     /// Free blocks background GC aims for. Absent: 1/64 of the blocks (at least 2).
     pub background_gc_free_blocks: Option<u32>,
+    /// Program/erase suspend: a host read that finds its LUN programming
+    /// or erasing (with nothing queued behind) suspends that operation,
+    /// is served, and the operation resumes. Needs both overheads below.
+    pub suspend: bool,
+    /// Time to suspend a running program or erase before the read starts.
+    pub suspend_overhead_us: Option<f64>,
+    /// Time to resume the suspended operation after the reads it let in.
+    pub resume_overhead_us: Option<f64>,
 }
 
 impl Default for TimingConfig {
@@ -79,6 +87,9 @@ impl Default for TimingConfig {
             series_window: None,
             background_gc: false,
             background_gc_free_blocks: None,
+            suspend: false,
+            suspend_overhead_us: None,
+            resume_overhead_us: None,
         }
     }
 }
@@ -95,6 +106,11 @@ pub struct TimingParams {
     pub overhead_ns: u64,
     pub queue_depth: u32,
     pub mode: TimingMode,
+    /// Program/erase suspend on: (suspend, resume) overheads.
+    pub suspend_ns: Option<(u64, u64)>,
+    /// Planes per LUN (`device.planes_per_lun`): programs of pages at the
+    /// same offset on different planes go together.
+    pub planes_per_lun: u32,
 }
 
 impl TimingParams {
@@ -116,9 +132,10 @@ impl TimingParams {
         }
     }
 
-    /// The most page programs per second the LUNs can absorb: LUNs / tPROG.
+    /// The most page programs per second the LUNs can absorb: LUNs x
+    /// planes / tPROG (a multi-plane program writes one page per plane).
     pub fn lun_program_bound_iops(&self) -> f64 {
-        f64::from(self.luns()) * 1e9 / self.program_ns as f64
+        f64::from(self.luns()) * f64::from(self.planes_per_lun) * 1e9 / self.program_ns as f64
     }
 }
 
@@ -190,6 +207,21 @@ impl TimingConfig {
                 ));
             }
         }
+        // Multi-plane: each LUN's slice of a block (pages_per_block / LUNs
+        // pages) is split over the planes, so both must divide evenly.
+        let planes = device.planes_per_lun;
+        if planes > 1 {
+            let stripe = u64::from(channels) * u64::from(luns_per_channel) * u64::from(planes);
+            if u64::from(device.pages_per_block) % stripe != 0 {
+                return Err(ConfigError::new(
+                    "device.planes_per_lun",
+                    format!(
+                        "{planes} planes do not divide the block layout: device.pages_per_block ({}) must be a multiple of LUNs x planes ({stripe})",
+                        device.pages_per_block
+                    ),
+                ));
+            }
+        }
         if self.queue_depth == 0 || self.queue_depth > MAX_QUEUE_DEPTH {
             return Err(ConfigError::new(
                 "timing.queue_depth",
@@ -218,6 +250,33 @@ impl TimingConfig {
                 ));
             }
         }
+        let overheads = [
+            ("timing.suspend_overhead_us", self.suspend_overhead_us),
+            ("timing.resume_overhead_us", self.resume_overhead_us),
+        ];
+        for (key, value) in overheads {
+            match (self.suspend, value) {
+                (true, None) => {
+                    return Err(ConfigError::new(
+                        key,
+                        "timing.suspend = true needs both timing.suspend_overhead_us and timing.resume_overhead_us",
+                    ))
+                }
+                (false, Some(_)) => {
+                    return Err(ConfigError::new(
+                        key,
+                        "is used only with timing.suspend = true",
+                    ))
+                }
+                (_, Some(us)) if !us.is_finite() || !(0.0..=MAX_LATENCY_US).contains(&us) => {
+                    return Err(ConfigError::new(
+                        key,
+                        format!("{us} is not an overhead: expected a number in [0, {MAX_LATENCY_US}] us"),
+                    ))
+                }
+                _ => {}
+            }
+        }
         if self.series_window == Some(0) {
             return Err(ConfigError::new(
                 "timing.series_window",
@@ -239,6 +298,15 @@ impl TimingConfig {
             overhead_ns: us_to_ns(self.controller_overhead_us),
             queue_depth: self.queue_depth,
             mode: self.mode,
+            planes_per_lun: device.planes_per_lun,
+            suspend_ns: match (
+                self.suspend,
+                self.suspend_overhead_us,
+                self.resume_overhead_us,
+            ) {
+                (true, Some(suspend), Some(resume)) => Some((us_to_ns(suspend), us_to_ns(resume))),
+                _ => None,
+            },
         }
     }
 }

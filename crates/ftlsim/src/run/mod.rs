@@ -437,6 +437,9 @@ impl Simulation {
             series: std::mem::take(&mut self.driver.recorder.rows),
             layer_series: std::mem::take(&mut self.driver.recorder.layer_rows),
             latency_series: timing.as_ref().map_or_else(Vec::new, |t| t.series.clone()),
+            channel_busy: timing
+                .as_ref()
+                .map_or_else(Vec::new, |t| t.channels.clone()),
             lun_busy: timing.map_or_else(Vec::new, |t| t.luns),
         })
     }

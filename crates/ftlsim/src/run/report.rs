@@ -10,7 +10,7 @@ use crate::ftl::Ssd;
 use crate::metrics::{
     Counters, LayerSeriesRow, LayerStats, LogHistogram, SeriesRow, StreamCounters,
 };
-use crate::timing::{LatencyRow, LunRow, TimingSummary};
+use crate::timing::{ChannelRow, LatencyRow, LunRow, TimingSummary};
 
 /// The result of a run.
 #[derive(Debug, Clone, Serialize)]
@@ -50,6 +50,9 @@ pub struct Report {
     /// Busy fraction of every LUN (timing on).
     #[serde(skip)]
     pub lun_busy: Vec<LunRow>,
+    /// Busy and waiting time of every channel (timing on).
+    #[serde(skip)]
+    pub channel_busy: Vec<ChannelRow>,
 }
 
 /// The measured window's counters.
@@ -221,6 +224,27 @@ pub struct Timing {
     pub lun_busy_mean: Option<f64>,
     pub lun_busy_max: Option<f64>,
     pub channel_busy_mean: Option<f64>,
+    pub channel_busy_max: Option<f64>,
+    /// Time a transfer waited for its channel after its data was ready (µs):
+    /// mean over transfers, and the longest.
+    pub channel_wait_us_mean: Option<f64>,
+    pub channel_wait_us_max: Option<f64>,
+    /// Time a transfer was pushed back on its channel, after its request's
+    /// completion was reported, by one ready earlier but issued later (µs,
+    /// mean per transfer): how much the reported latencies may be short
+    /// (docs/timing.md, "Channel scheduling").
+    pub channel_late_shift_us_mean: Option<f64>,
+    /// Operations a LUN operation found queued at its LUN on arrival (waiting
+    /// or in service), all LUNs: median, 99th percentile, most (luns.csv has
+    /// each LUN's).
+    pub lun_queue_length_p50: Option<u32>,
+    pub lun_queue_length_p99: Option<u32>,
+    pub lun_queue_length_max: Option<u32>,
+    /// Program/erase suspend (`timing.suspend`): programs and erases a host
+    /// read suspended, and the mean time a suspension added to the
+    /// suspended operation (not in its write's reported latency).
+    pub suspensions: Option<u64>,
+    pub suspend_delay_us_mean: Option<f64>,
 }
 
 impl Timing {
@@ -245,6 +269,15 @@ impl Timing {
             lun_busy_mean: t.map(|t| t.lun_busy_mean),
             lun_busy_max: t.map(|t| t.lun_busy_max),
             channel_busy_mean: t.map(|t| t.channel_busy_mean),
+            channel_busy_max: t.map(|t| t.channel_busy_max),
+            channel_wait_us_mean: t.map(|t| t.channel_wait_us_mean),
+            channel_wait_us_max: t.map(|t| t.channel_wait_us_max),
+            channel_late_shift_us_mean: t.map(|t| t.channel_late_shift_us_mean),
+            lun_queue_length_p50: t.map(|t| t.lun_queue_length_p50),
+            lun_queue_length_p99: t.map(|t| t.lun_queue_length_p99),
+            lun_queue_length_max: t.map(|t| t.lun_queue_length_max),
+            suspensions: t.map(|t| t.suspensions),
+            suspend_delay_us_mean: t.map(|t| t.suspend_delay_us_mean),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The resources and their next-free times: one per LUN, one per channel.
+//! The resources and their timetables: one per LUN, one per channel.
 //!
 //! Where a page lives: an FTL block is a *superblock* striped page by page
 //! over every LUN (FEMU's "line"), so physical page `ppn` lives on LUN
@@ -9,19 +9,79 @@
 //! or off, and no table per page is needed. An erase of a block erases its
 //! slice on every LUN the block spans, in parallel.
 //!
-//! How an operation uses the resources (FEMU's model):
-//! * read: the LUN senses the page (tR), then the channel moves it out;
-//!   the LUN is free again once the page is in its register.
-//! * program: the channel moves the page in, then the LUN programs it (tPROG).
-//! * erase: the LUN is busy for tBERS; the channel carries only the command.
+//! How an operation uses the resources (docs/timing.md has the whole model):
+//! * read: the LUN senses the page (tR) and is free again once the page is
+//!   in its register; the channel moves it out as soon as it has a gap.
+//! * program: the channel moves the page in once the data is ready and the
+//!   LUN can take it (its current operation has started, freeing its cache
+//!   register); the LUN programs it (tPROG) when its earlier work is done.
+//! * erase: the LUN is busy for tBERS; the channel is not used.
+//! * with `device.planes_per_lun` > 1, a program joins the LUN's pending
+//!   program of the same offset on another plane (one tPROG for the group);
+//!   with `timing.suspend`, a host read suspends a running program or erase.
 //!
-//! Each resource serves its operations in the order they are scheduled
-//! (first come, first served), starting each at the later of its ready time
-//! and the resource's next-free time.
+//! A LUN serves its operations in the order they are scheduled (first come,
+//! first served). A channel is not reserved in that order: each transfer
+//! takes the earliest gap after its data is ready (`channel.rs`), so a LUN
+//! that is busy never holds its channel.
 
 use crate::ftl::FlashOp;
 
+use super::channel::Channel;
 use super::TimingParams;
+
+/// Queue lengths are counted exactly below this; longer ones count as this.
+pub const QUEUE_LENGTH_CAP: usize = 64;
+
+/// No multi-plane group: the LUN's last operation is not a program.
+const NO_GROUP: u32 = u32::MAX;
+
+/// One LUN operation in this many is sampled for queue lengths. Odd, so
+/// that GC's alternating reads and programs are both sampled.
+const QUEUE_SAMPLE_EVERY: u64 = 7;
+
+/// The end times of a LUN's operations not yet finished, oldest first, kept
+/// inline (a ring) so that counting them costs no trip to the heap. When
+/// full, the oldest is dropped: it ends first, so the count is exact again
+/// as soon as it is below the capacity.
+#[derive(Debug, Clone)]
+struct PendingEnds {
+    ends: [u64; QUEUE_LENGTH_CAP],
+    head: usize,
+    len: usize,
+}
+
+impl Default for PendingEnds {
+    fn default() -> Self {
+        Self {
+            ends: [0; QUEUE_LENGTH_CAP],
+            head: 0,
+            len: 0,
+        }
+    }
+}
+
+impl PendingEnds {
+    /// Drops the operations ended by `now`; returns how many are left.
+    #[inline(always)]
+    fn left_after(&mut self, now: u64) -> usize {
+        while self.len > 0 && self.ends[self.head] <= now {
+            self.head = (self.head + 1) % QUEUE_LENGTH_CAP;
+            self.len -= 1;
+        }
+        self.len
+    }
+
+    #[inline(always)]
+    fn push(&mut self, end: u64) {
+        if self.len == QUEUE_LENGTH_CAP {
+            self.head = (self.head + 1) % QUEUE_LENGTH_CAP;
+            self.len -= 1;
+        }
+        self.ends[(self.head + self.len) % QUEUE_LENGTH_CAP] = end;
+        self.len += 1;
+    }
+}
 
 /// `a mod d` by two multiplications (Lemire, Kaser and Kurz, "Faster
 /// remainder by direct computation", 2019): exact for every 32-bit `a` and
@@ -49,18 +109,31 @@ impl FastMod {
 }
 
 /// One LUN: next-free time, busy time (all work, and GC work alone), channel.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 struct Lun {
     free_at: u64,
+    /// When the last scheduled operation starts: from then its cache
+    /// register is free to take the next program's page.
+    accepts_at: u64,
     busy_ns: u64,
     gc_busy_ns: u64,
     channel: u32,
-}
-
-#[derive(Debug, Clone, Copy, Default)]
-struct Channel {
-    free_at: u64,
-    transfers: u64,
+    /// Whether the last scheduled operation is a program or an erase (a
+    /// host read may suspend it), and when the reads let in during its
+    /// current suspension end (program/erase suspend).
+    suspendable: bool,
+    reads_until: u64,
+    /// Multi-plane: the group (same offset, one page per plane) of the last
+    /// scheduled operation if it is a program (`NO_GROUP` otherwise), the
+    /// pages it programs, when it starts and ends, and when the LUN could
+    /// take pages for it (its predecessor's start).
+    group: u32,
+    group_pages: u32,
+    group_start: u64,
+    group_end: u64,
+    group_accepts_at: u64,
+    /// The operations scheduled and not yet finished (for queue lengths).
+    pending: PendingEnds,
 }
 
 #[derive(Debug, Clone)]
@@ -76,6 +149,21 @@ pub struct Engine {
     /// When each GC read of the current batch has its data in the controller
     /// (a GC copy cannot be programmed before it was read).
     gc_read_done: Vec<u64>,
+    /// Per LUN, `QUEUE_LENGTH_CAP + 1` counters: entry `n` counts the
+    /// operations that found `n` others at the LUN.
+    queue_counts: Vec<u64>,
+    /// LUN operations scheduled, for sampling queue lengths.
+    ops_seen: u64,
+    /// Program/erase suspend: (suspend, resume) overheads when on.
+    suspend_ns: Option<(u64, u64)>,
+    /// Planes per LUN, and LUNs x planes: a page's multi-plane group is
+    /// `ppn / group_pages` (its block and its offset within its plane).
+    planes: u32,
+    group_span: u32,
+    /// Programs and erases suspended, and the time added to them after
+    /// their requests' completions were computed.
+    suspensions: u64,
+    suspend_delay_ns: u64,
 }
 
 impl Engine {
@@ -95,23 +183,41 @@ impl Engine {
             luns: (0..luns)
                 .map(|l| Lun {
                     channel: l % params.channels,
+                    group: NO_GROUP,
                     ..Lun::default()
                 })
                 .collect(),
             channels: vec![Channel::default(); params.channels as usize],
             gc_read_done: Vec::new(),
+            queue_counts: vec![0; luns as usize * (QUEUE_LENGTH_CAP + 1)],
+            ops_seen: 0,
+            suspend_ns: params.suspend_ns,
+            planes: params.planes_per_lun.max(1),
+            group_span: luns * params.planes_per_lun.max(1),
+            suspensions: 0,
+            suspend_delay_ns: 0,
         }
     }
 
     /// Back to an idle device at time 0 with no history.
     pub fn reset(&mut self) {
         for l in &mut self.luns {
-            *l = Lun {
-                channel: l.channel,
-                ..Lun::default()
-            };
+            l.free_at = 0;
+            l.accepts_at = 0;
+            l.busy_ns = 0;
+            l.gc_busy_ns = 0;
+            l.pending = PendingEnds::default();
+            l.suspendable = false;
+            l.reads_until = 0;
+            l.group = NO_GROUP;
         }
-        self.channels.fill(Channel::default());
+        for c in &mut self.channels {
+            c.reset();
+        }
+        self.queue_counts.fill(0);
+        self.ops_seen = 0;
+        self.suspensions = 0;
+        self.suspend_delay_ns = 0;
         self.gc_read_done.clear();
     }
 
@@ -138,7 +244,12 @@ impl Engine {
     /// The time by which every resource has finished all scheduled work.
     pub fn idle_at(&self) -> u64 {
         let lun = self.luns.iter().map(|l| l.free_at).max().unwrap_or(0);
-        let channel = self.channels.iter().map(|c| c.free_at).max().unwrap_or(0);
+        let channel = self
+            .channels
+            .iter()
+            .map(|c| c.free_at(self.transfer_ns))
+            .max()
+            .unwrap_or(0);
         lun.max(channel)
     }
 
@@ -150,7 +261,28 @@ impl Engine {
 
     /// Time channel `channel` has been busy.
     pub fn channel_busy_ns(&self, channel: u32) -> u64 {
-        self.channels[channel as usize].transfers * self.transfer_ns
+        self.channels[channel as usize].transfers() * self.transfer_ns
+    }
+
+    /// Transfers channel `channel` carried, their total wait for it after
+    /// their data was ready, the longest wait, and the time transfers were
+    /// pushed back after their completion was reported.
+    pub fn channel_waits(&self, channel: u32) -> (u64, u64, u64, u64) {
+        let c = &self.channels[channel as usize];
+        (
+            c.transfers(),
+            c.wait_ns(),
+            c.max_wait_ns(),
+            c.late_shift_ns(),
+        )
+    }
+
+    /// How many operations each operation found at LUN `lun` (waiting or in
+    /// service) when its request was issued: entry `n` counts those that found `n`,
+    /// the last entry those that found `QUEUE_LENGTH_CAP` or more.
+    pub fn lun_queue_counts(&self, lun: u32) -> &[u64] {
+        let n = QUEUE_LENGTH_CAP + 1;
+        &self.queue_counts[lun as usize * n..(lun as usize + 1) * n]
     }
 
     /// Total LUN time, all work and GC work.
@@ -162,7 +294,8 @@ impl Engine {
 
     /// Runs `ops` (one request's flash work, in the FTL's order) on the
     /// resources, none starting before `ready_at`. Returns when the last of
-    /// them finishes (`ready_at` when there are none).
+    /// them finishes (`ready_at` when there are none). `ready_at` must not
+    /// decrease from one call to the next (issue times do not).
     pub fn schedule(&mut self, ops: &[FlashOp], ready_at: u64) -> u64 {
         let mut done_at = ready_at;
         self.gc_read_done.clear();
@@ -171,8 +304,11 @@ impl Engine {
             let end = match op {
                 FlashOp::Read { ppn, gc } => {
                     let lun = self.lun_of.rem(ppn) as usize;
-                    let sensed = self.occupy_lun(lun, ready_at, self.read_ns, gc);
-                    let end = self.occupy_channel(self.luns[lun].channel, sensed);
+                    let sensed = match self.suspend_ns {
+                        Some(overheads) if !gc => self.read_suspending(lun, ready_at, overheads),
+                        _ => self.occupy_lun(lun, ready_at, ready_at, self.read_ns, gc, false),
+                    };
+                    let end = self.transfer(self.luns[lun].channel, ready_at, sensed);
                     if gc {
                         self.gc_read_done.push(end);
                     }
@@ -189,8 +325,15 @@ impl Engine {
                         _ => ready_at,
                     };
                     let lun = self.lun_of.rem(ppn) as usize;
-                    let moved = self.occupy_channel(self.luns[lun].channel, data_at);
-                    self.occupy_lun(lun, moved, self.program_ns, gc)
+                    if self.planes > 1 {
+                        self.program_multi_plane(lun, ppn, ready_at, data_at, gc)
+                    } else {
+                        // The page moves in once the LUN can take it: its current
+                        // operation has started and freed the cache register.
+                        let movable_at = data_at.max(self.luns[lun].accepts_at);
+                        let moved = self.transfer(self.luns[lun].channel, ready_at, movable_at);
+                        self.occupy_lun(lun, ready_at, moved, self.program_ns, gc, true)
+                    }
                 }
                 FlashOp::Erase { block } => self.erase(block, ready_at),
             };
@@ -199,23 +342,137 @@ impl Engine {
         done_at
     }
 
+    /// Queues an operation of `duration_ns` on `lun`, ready at `ready_at`;
+    /// `now` is the request's issue time (no later operation is ready
+    /// before it). Returns when the operation ends.
     #[inline(always)]
-    fn occupy_lun(&mut self, lun: usize, ready_at: u64, duration_ns: u64, gc: bool) -> u64 {
+    fn occupy_lun(
+        &mut self,
+        lun: usize,
+        now: u64,
+        ready_at: u64,
+        duration_ns: u64,
+        gc: bool,
+        suspendable: bool,
+    ) -> u64 {
         let l = &mut self.luns[lun];
-        let end = l.free_at.max(ready_at) + duration_ns;
+        // Every QUEUE_SAMPLE_EVERY-th operation counts the operations it
+        // finds at its LUN when its request is issued: counting for every
+        // one would cost as much as the rest of scheduling it.
+        self.ops_seen = self.ops_seen.wrapping_add(1);
+        if self.ops_seen.is_multiple_of(QUEUE_SAMPLE_EVERY) {
+            let found = l.pending.left_after(now);
+            self.queue_counts[lun * (QUEUE_LENGTH_CAP + 1) + found] += 1;
+        }
+        let start = l.free_at.max(ready_at);
+        let end = start + duration_ns;
         l.free_at = end;
+        l.accepts_at = start;
+        l.suspendable = suspendable;
+        l.reads_until = 0;
+        l.group = NO_GROUP;
+        l.pending.push(end);
         l.busy_ns += duration_ns;
         l.gc_busy_ns += if gc { duration_ns } else { 0 };
         end
     }
 
-    #[inline(always)]
-    fn occupy_channel(&mut self, channel: u32, ready_at: u64) -> u64 {
-        let c = &mut self.channels[channel as usize];
-        let end = c.free_at.max(ready_at) + self.transfer_ns;
-        c.free_at = end;
-        c.transfers += 1;
+    /// A host read ready at `now` with program/erase suspend on. If its LUN
+    /// is running a program or erase with nothing queued behind it, the
+    /// read suspends it (or, while it is suspended, follows the reads
+    /// already let in) and the operation ends later by the overheads and
+    /// the read; otherwise the read queues as usual. Returns when the page
+    /// is sensed.
+    fn read_suspending(
+        &mut self,
+        lun: usize,
+        now: u64,
+        (suspend_ns, resume_ns): (u64, u64),
+    ) -> u64 {
+        let read_ns = self.read_ns;
+        let l = &mut self.luns[lun];
+        if !(l.suspendable && l.accepts_at <= now && now < l.free_at) {
+            return self.occupy_lun(lun, now, now, read_ns, false, false);
+        }
+        let (start, added_ns) = if now < l.reads_until {
+            (l.reads_until, read_ns)
+        } else {
+            self.suspensions += 1;
+            (now + suspend_ns, suspend_ns + read_ns + resume_ns)
+        };
+        let end = start + read_ns;
+        l.reads_until = end;
+        l.free_at += added_ns;
+        // A suspended program takes no more pages: its end has moved.
+        l.group = NO_GROUP;
+        l.busy_ns += added_ns;
+        self.suspend_delay_ns += added_ns;
         end
+    }
+
+    /// A program with more than one plane per LUN. A page of the same group
+    /// (same block and offset, another plane) as the LUN's last scheduled
+    /// program joins it when its data is in before that program starts:
+    /// one tPROG writes them all. Otherwise it starts a program of its own.
+    /// With one cache register per plane, the LUN takes the pages of a
+    /// group once the operation before the group has started.
+    fn program_multi_plane(
+        &mut self,
+        lun: usize,
+        ppn: u32,
+        now: u64,
+        data_at: u64,
+        gc: bool,
+    ) -> u64 {
+        let group = ppn / self.group_span;
+        let channel = self.luns[lun].channel;
+        let l = &self.luns[lun];
+        if l.group == group && l.group_pages < self.planes {
+            let movable_at = data_at.max(l.group_accepts_at);
+            let moved = self.transfer(channel, now, movable_at);
+            let l = &mut self.luns[lun];
+            if moved <= l.group_start {
+                l.group_pages += 1;
+                return l.group_end;
+            }
+            return self.start_program_group(lun, group, now, moved, gc);
+        }
+        let movable_at = data_at.max(l.accepts_at);
+        let moved = self.transfer(channel, now, movable_at);
+        self.start_program_group(lun, group, now, moved, gc)
+    }
+
+    fn start_program_group(
+        &mut self,
+        lun: usize,
+        group: u32,
+        now: u64,
+        moved: u64,
+        gc: bool,
+    ) -> u64 {
+        let accepts_before = self.luns[lun].accepts_at;
+        let end = self.occupy_lun(lun, now, moved, self.program_ns, gc, true);
+        let l = &mut self.luns[lun];
+        l.group = group;
+        l.group_pages = 1;
+        l.group_start = l.accepts_at;
+        l.group_end = end;
+        l.group_accepts_at = accepts_before;
+        end
+    }
+
+    /// Programs and erases suspended by reads, and the total time added to
+    /// them (after their requests' completions were computed).
+    pub fn suspensions(&self) -> (u64, u64) {
+        (self.suspensions, self.suspend_delay_ns)
+    }
+
+    /// Moves one page over `channel` in its earliest gap at or after `ready_at`.
+    #[inline(always)]
+    fn transfer(&mut self, channel: u32, now: u64, ready_at: u64) -> u64 {
+        let c = &mut self.channels[channel as usize];
+        c.forget_before(now, self.transfer_ns);
+        c.place(ready_at, self.transfer_ns)
     }
 
     /// Erases `block`'s slice on each LUN it spans, in parallel. Erases are
@@ -228,7 +485,14 @@ impl Engine {
         let mut end = ready_at;
         for i in 0..spanned {
             let lun = (first_lun + i) % luns;
-            end = end.max(self.occupy_lun(lun as usize, ready_at, self.erase_ns, true));
+            end = end.max(self.occupy_lun(
+                lun as usize,
+                ready_at,
+                ready_at,
+                self.erase_ns,
+                true,
+                true,
+            ));
         }
         end
     }
@@ -250,6 +514,8 @@ mod tests {
             overhead_ns: 0,
             queue_depth: 1,
             mode: TimingMode::Closed,
+            suspend_ns: None,
+            planes_per_lun: 1,
         }
     }
 

@@ -1,23 +1,27 @@
 //! Timing model (issue 5): how fast the device answers, and how much garbage
 //! collection hurts the tail.
 //!
-//! A next-free-time model, like FEMU's: every LUN and every channel has the
-//! time it becomes free; a request's flash operations (from the FTL's op log,
-//! GC included) are placed on their LUN and channel in order, each starting
-//! when its data is ready and its resource is free. No event queue: a request
-//! costs a few integer operations per flash operation plus a heap step, so
-//! timing keeps the simulator fast. The laws it obeys (QD 1 read latency,
-//! saturated IOPS bounds, sequential write throughput) are checked in
-//! `tests/timing.rs`.
+//! Every LUN has the time it becomes free and serves its operations first
+//! come, first served; every channel has a timetable of the transfers in
+//! flight, and a transfer takes the earliest gap after its data is ready, so
+//! a LUN that is busy never holds its channel (issue 15; docs/timing.md). A
+//! request's flash operations (from the FTL's op log, GC included) are
+//! placed once, at its issue. No event queue: a request costs a few integer
+//! operations per flash operation plus a heap step, so timing keeps the
+//! simulator fast. The laws it obeys (QD 1 read latency, saturated IOPS
+//! bounds, sequential write throughput) are checked in `tests/timing.rs`,
+//! the queueing laws in `ftlsim validate`.
 //!
 //! * `config`: the `[timing]` section and its values in nanoseconds.
 //! * `engine`: resources, where pages live (superblock striping), scheduling.
+//! * `channel`: one channel's timetable (transfers placed in idle gaps).
 //! * `replay`: closed and open loop issue times, bounded by the queue depth.
 //! * `stats`: latency histograms, throughput, busy time, latency over time.
 //!
 //! `Timer` ties them to an `Ssd`: `submit` runs one host request through the
 //! FTL and the model and returns its timing.
 
+pub mod channel;
 pub mod engine;
 pub mod replay;
 pub mod stats;
@@ -25,7 +29,7 @@ pub mod stats;
 pub use crate::config::timing::{TimingConfig, TimingMode, TimingParams};
 pub use engine::Engine;
 pub use replay::Replay;
-pub use stats::{LatencyRow, LatencyUs, LunRow, TimingStats, TimingSummary};
+pub use stats::{ChannelRow, LatencyRow, LatencyUs, LunRow, TimingStats, TimingSummary};
 
 use rand_distr::{Distribution, Exp1};
 use rand_xoshiro::Xoshiro256PlusPlus;

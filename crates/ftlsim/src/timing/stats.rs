@@ -7,7 +7,7 @@ use crate::request::Op;
 
 use crate::metrics::{DistributionSummary, LogHistogram};
 
-use super::engine::Engine;
+use super::engine::{Engine, QUEUE_LENGTH_CAP};
 
 /// One sample of the latency-over-time series: the requests issued since the previous sample.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -41,6 +41,52 @@ pub struct LunRow {
     pub busy_fraction: f64,
     /// Time on GC reads, programs and erases / simulated time.
     pub gc_busy_fraction: f64,
+    /// Operations an arriving operation found at the LUN (waiting or in
+    /// service): median, 99th percentile and most. Counted exactly up to
+    /// 63; a queue of 64 or more reads as 64.
+    pub queue_length_p50: u32,
+    pub queue_length_p99: u32,
+    pub queue_length_max: u32,
+}
+
+/// One channel over the measured window.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ChannelRow {
+    pub channel: u32,
+    pub transfers: u64,
+    /// Transfer time / simulated time.
+    pub busy_fraction: f64,
+    /// Time transfers spent ready but waiting for the channel: total /
+    /// simulated time (can exceed 1: several wait at once), mean and most
+    /// per transfer.
+    pub wait_fraction: f64,
+    pub wait_us_mean: f64,
+    pub wait_us_max: f64,
+    /// Time a transfer was pushed back, per transfer, by transfers placed
+    /// after its request completed but ready before it: latency the reported
+    /// completions miss (docs/timing.md, "Channel scheduling").
+    pub late_shift_us_mean: f64,
+}
+
+/// Percentile `q` of a histogram of counts by value.
+fn count_quantile(counts: &[u64], q: f64) -> u32 {
+    let total: u64 = counts.iter().sum();
+    if total == 0 {
+        return 0;
+    }
+    let want = ((q * total as f64).ceil() as u64).max(1);
+    let mut seen = 0;
+    for (n, &c) in counts.iter().enumerate() {
+        seen += c;
+        if seen >= want {
+            return n as u32;
+        }
+    }
+    (counts.len() - 1) as u32
+}
+
+fn count_max(counts: &[u64]) -> u32 {
+    counts.iter().rposition(|&c| c > 0).unwrap_or(0) as u32
 }
 
 /// The timing results of a measured window.
@@ -67,8 +113,28 @@ pub struct TimingSummary {
     pub lun_busy_min: f64,
     pub lun_busy_max: f64,
     pub channel_busy_mean: f64,
+    pub channel_busy_max: f64,
+    /// Wait of a transfer for its channel after its data was ready: mean
+    /// over every transfer, and the longest.
+    pub channel_wait_us_mean: f64,
+    pub channel_wait_us_max: f64,
+    /// Time a transfer was pushed back after its request's completion was
+    /// reported, mean per transfer (what reported latencies miss).
+    pub channel_late_shift_us_mean: f64,
+    /// Operations an arriving LUN operation found queued at its LUN, all
+    /// LUNs together: median, 99th percentile, most.
+    pub lun_queue_length_p50: u32,
+    pub lun_queue_length_p99: u32,
+    pub lun_queue_length_max: u32,
+    /// Program/erase suspend: programs and erases suspended by host reads,
+    /// and the mean time each suspension added to the suspended operation
+    /// (after its request's completion was computed).
+    pub suspensions: u64,
+    pub suspend_delay_us_mean: f64,
     #[serde(skip)]
     pub luns: Vec<LunRow>,
+    #[serde(skip)]
+    pub channels: Vec<ChannelRow>,
     #[serde(skip)]
     pub series: Vec<LatencyRow>,
 }
@@ -228,21 +294,66 @@ impl TimingStats {
             }
         };
         let (busy, gc) = engine.lun_busy_totals();
+        let mut all_queue_counts = vec![0u64; QUEUE_LENGTH_CAP + 1];
         let luns: Vec<LunRow> = (0..engine.luns())
             .map(|lun| {
                 let (busy, gc) = engine.lun_busy_ns(lun);
+                let counts = engine.lun_queue_counts(lun);
+                for (all, c) in all_queue_counts.iter_mut().zip(counts) {
+                    *all += c;
+                }
                 LunRow {
                     lun,
                     channel: engine.channel_of_lun(lun),
                     busy_fraction: fraction(busy),
                     gc_busy_fraction: fraction(gc),
+                    queue_length_p50: count_quantile(counts, 0.5),
+                    queue_length_p99: count_quantile(counts, 0.99),
+                    queue_length_max: count_max(counts),
                 }
             })
             .collect();
         let lun_busy = luns.iter().map(|l| l.busy_fraction);
+        let channels: Vec<ChannelRow> = (0..engine.channels())
+            .map(|channel| {
+                let (transfers, wait_ns, max_wait_ns, late_ns) = engine.channel_waits(channel);
+                let per_transfer_us = |ns: u64| {
+                    if transfers == 0 {
+                        0.0
+                    } else {
+                        ns as f64 / transfers as f64 / 1e3
+                    }
+                };
+                ChannelRow {
+                    channel,
+                    transfers,
+                    busy_fraction: fraction(engine.channel_busy_ns(channel)),
+                    wait_fraction: fraction(wait_ns),
+                    wait_us_mean: per_transfer_us(wait_ns),
+                    wait_us_max: max_wait_ns as f64 / 1e3,
+                    late_shift_us_mean: per_transfer_us(late_ns),
+                }
+            })
+            .collect();
         let channel_busy: u64 = (0..engine.channels())
             .map(|c| engine.channel_busy_ns(c))
             .sum();
+        let (transfers, wait_us_total, late_us_total) =
+            channels.iter().fold((0, 0.0, 0.0), |(n, w, l), c| {
+                let t = c.transfers as f64;
+                (
+                    n + c.transfers,
+                    w + c.wait_us_mean * t,
+                    l + c.late_shift_us_mean * t,
+                )
+            });
+        let per_transfer = |us: f64| {
+            if transfers == 0 {
+                0.0
+            } else {
+                us / transfers as f64
+            }
+        };
         let requests: u64 = self.requests.iter().sum();
         TimingSummary {
             requests,
@@ -268,7 +379,20 @@ impl TimingStats {
             lun_busy_min: lun_busy.clone().fold(f64::INFINITY, f64::min),
             lun_busy_max: lun_busy.fold(0.0, f64::max),
             channel_busy_mean: fraction(channel_busy) / f64::from(engine.channels()),
+            channel_busy_max: channels.iter().map(|c| c.busy_fraction).fold(0.0, f64::max),
+            channel_wait_us_mean: per_transfer(wait_us_total),
+            channel_late_shift_us_mean: per_transfer(late_us_total),
+            channel_wait_us_max: channels.iter().map(|c| c.wait_us_max).fold(0.0, f64::max),
+            lun_queue_length_p50: count_quantile(&all_queue_counts, 0.5),
+            lun_queue_length_p99: count_quantile(&all_queue_counts, 0.99),
+            lun_queue_length_max: count_max(&all_queue_counts),
+            suspensions: engine.suspensions().0,
+            suspend_delay_us_mean: match engine.suspensions() {
+                (0, _) => 0.0,
+                (n, ns) => ns as f64 / n as f64 / 1e3,
+            },
             luns,
+            channels,
             series: self.series.clone(),
         }
     }
@@ -290,6 +414,8 @@ mod tests {
             overhead_ns: 0,
             queue_depth: 1,
             mode: TimingMode::Closed,
+            suspend_ns: None,
+            planes_per_lun: 1,
         };
         Engine::new(&params, 64)
     }
@@ -346,6 +472,22 @@ mod tests {
         assert_eq!(sizes, vec![100, 100, 50]);
         let cumulative: Vec<u64> = rows.iter().map(|r| r.requests).collect();
         assert_eq!(cumulative, vec![100, 200, 250]);
+    }
+
+    #[test]
+    fn queue_length_percentiles_count_from_the_bottom() {
+        // 90 arrivals found an empty queue, 9 found 2, 1 found 7.
+        let mut counts = vec![0u64; 8];
+        counts[0] = 90;
+        counts[2] = 9;
+        counts[7] = 1;
+        assert_eq!(count_quantile(&counts, 0.5), 0);
+        assert_eq!(count_quantile(&counts, 0.9), 0);
+        assert_eq!(count_quantile(&counts, 0.95), 2);
+        assert_eq!(count_quantile(&counts, 0.99), 2);
+        assert_eq!(count_quantile(&counts, 1.0), 7);
+        assert_eq!(count_max(&counts), 7);
+        assert_eq!(count_quantile(&[0, 0], 0.5), 0);
     }
 
     #[test]
