@@ -8,7 +8,7 @@ use ftlsim::metrics::{LayerSeriesRow, Phase, SeriesRow};
 use ftlsim::{Config, Report};
 use plotters::prelude::{RGBColor, BLUE, RED};
 
-use crate::plot::{line_chart, ChartSpec, Line, Marker, YScale};
+use crate::plot::{box_chart, line_chart, ChartSpec, Line, Marker, QuartileBox, YScale};
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or_else(|| "-".to_string(), |x| x.to_string())
@@ -234,6 +234,7 @@ pub fn write_outputs(dir: &Path, report: &Report) -> Result<()> {
     if !report.layer_series.is_empty() {
         write_csv(&dir.join("layers_timeseries.csv"), &report.layer_series)?;
     }
+    plot_lifetimes(&dir.join("lifetime.svg"), report)?;
     plot_waf(
         &dir.join("waf.svg"),
         &report.series,
@@ -280,6 +281,41 @@ fn phase_markers(series: &[SeriesRow], x: impl Fn(&SeriesRow) -> f64) -> Vec<Mar
         previous = Some(row);
     }
     markers
+}
+
+/// Per-stream page lifetimes as boxes (host and internal streams), when
+/// the report has them (several streams or internal streams).
+fn plot_lifetimes(path: &Path, report: &Report) -> Result<()> {
+    let mut boxes = Vec::new();
+    for s in &report.streams {
+        let host = [s.lifetime_p25, s.lifetime_p50, s.lifetime_p75];
+        let internal = [
+            s.internal_lifetime_p25,
+            s.internal_lifetime_p50,
+            s.internal_lifetime_p75,
+        ];
+        for (label, q, color) in [
+            (format!("stream {}", s.stream), host, BLUE),
+            (format!("internal {}", s.stream), internal, RED),
+        ] {
+            if let [Some(a), Some(b), Some(c)] = q {
+                boxes.push(QuartileBox {
+                    label,
+                    color,
+                    quartiles: [a as f64, b as f64, c as f64],
+                });
+            }
+        }
+    }
+    if boxes.is_empty() {
+        return Ok(());
+    }
+    box_chart(
+        path,
+        "page lifetime by stream (p25, p50, p75)",
+        "host page writes from write to death",
+        &boxes,
+    )
 }
 
 /// Colors of the per-layer lines (the device's WAF lines are blue and red).

@@ -158,3 +158,73 @@ where
     root.present()?;
     Ok(())
 }
+
+/// One box of a box chart: quartiles of a positive quantity.
+pub struct QuartileBox {
+    pub label: String,
+    pub color: RGBColor,
+    /// p25, p50, p75.
+    pub quartiles: [f64; 3],
+}
+
+/// An SVG box chart on a log y axis: one box per entry, from its 25th to
+/// its 75th percentile, with a line at the median.
+pub fn box_chart(path: &Path, title: &str, y_desc: &str, boxes: &[QuartileBox]) -> Result<()> {
+    let positive = |b: &&QuartileBox| b.quartiles.iter().all(|&q| q > 0.0 && q.is_finite());
+    let boxes: Vec<&QuartileBox> = boxes.iter().filter(positive).collect();
+    let lo = boxes
+        .iter()
+        .map(|b| b.quartiles[0])
+        .fold(f64::INFINITY, f64::min);
+    let hi = boxes.iter().map(|b| b.quartiles[2]).fold(0.0, f64::max);
+    let (lo, hi) = if boxes.is_empty() {
+        (1.0, 10.0)
+    } else {
+        (
+            10f64.powf(lo.log10().floor()),
+            10f64.powf(hi.log10().ceil().max(lo.log10().floor() + 1.0)),
+        )
+    };
+    let draw = || -> PlotResult {
+        let root = SVGBackend::new(path, (900, 520)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let n = boxes.len().max(1);
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 22))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.0..n as f64, (lo..hi).log_scale())?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(0)
+            .y_desc(y_desc)
+            .y_label_formatter(&|v| tick_label(*v))
+            .draw()?;
+        for (i, b) in boxes.iter().enumerate() {
+            let (x0, x1) = (i as f64 + 0.2, i as f64 + 0.8);
+            let [p25, p50, p75] = b.quartiles;
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(x0, p25), (x1, p75)],
+                b.color.mix(0.35).filled(),
+            )))?;
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(x0, p25), (x1, p75)],
+                b.color.stroke_width(2),
+            )))?;
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(x0, p50), (x1, p50)],
+                BLACK.stroke_width(2),
+            )))?;
+            // The box's name just above it.
+            chart.draw_series(std::iter::once(
+                EmptyElement::at((x0, p75))
+                    + Text::new(b.label.clone(), (0, -18), ("sans-serif", 14).into_font()),
+            ))?;
+        }
+        root.present()?;
+        Ok(())
+    };
+    draw().map_err(|e| anyhow::anyhow!("plot {}: {e}", path.display()))
+}

@@ -123,3 +123,61 @@ fn internal_streams_lower_waf_of_the_legacy_device() {
         "internal streams {internal:.3} vs shared {shared:.3}"
     );
 }
+
+#[test]
+fn lifetimes_are_reported_per_stream_host_and_internal() {
+    use ftlsim::host::lba_streams::LbaStreamsConfig;
+    let mut c = Config::default();
+    c.device.blocks = 1024;
+    c.device.pages_per_block = 64;
+    c.device.spare_factor = 0.10;
+    c.device.pe_cycle_limit = 0;
+    c.ftl.streams = 2;
+    c.ftl.internal_streams = true;
+    c.workload.kind = WorkloadType::HotCold;
+    c.workload.warmup = Some(Amount::Capacity(2.0));
+    c.workload.writes = Some(Amount::Capacity(2.0));
+    let hot = (0.1 * c.logical_pages() as f64).round() as u64;
+    c.host.layers = vec![LayerConfig::LbaStreams(LbaStreamsConfig {
+        ranges: vec![[0, hot, 1]],
+    })];
+    c.validate().unwrap();
+    let r = run(&c, &RunOptions::default(), &mut |_| {}).unwrap();
+    let (cold, hot) = (&r.streams[0], &r.streams[1]);
+    for s in [cold, hot] {
+        let host = [s.lifetime_p25, s.lifetime_p50, s.lifetime_p75].map(Option::unwrap);
+        let internal = [
+            s.internal_lifetime_p25,
+            s.internal_lifetime_p50,
+            s.internal_lifetime_p75,
+        ]
+        .map(Option::unwrap);
+        assert!(host[0] <= host[1] && host[1] <= host[2], "{host:?}");
+        assert!(
+            internal[0] <= internal[1] && internal[1] <= internal[2],
+            "{internal:?}"
+        );
+        // Pages that survived a GC copy lived longer than fresh ones die.
+        assert!(
+            internal[1] > host[1],
+            "stream {}: {internal:?} vs {host:?}",
+            s.stream
+        );
+    }
+    // The hot tenth takes 90 % of the writes: its pages die young.
+    assert!(hot.lifetime_p50.unwrap() * 10 < cold.lifetime_p50.unwrap());
+    // One stream and no internal streams: no per-stream lifetimes.
+    let r = run(
+        &{
+            let mut c = c.clone();
+            c.ftl.streams = 1;
+            c.ftl.internal_streams = false;
+            c.host.layers.clear();
+            c
+        },
+        &RunOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(r.streams[0].lifetime_p50, None);
+}

@@ -29,6 +29,9 @@ pub struct BlockTable {
     /// The stream of the frontier that opened the block, kept until its erase,
     /// so that GC can send a victim's copies back to where they came from.
     pub stream: Vec<u16>,
+    /// Whether a GC frontier opened the block (an internal stream, a GC or
+    /// cold frontier) rather than a host frontier.
+    pub internal: Vec<bool>,
     /// Order in which blocks were opened: FIFO victim order and a tiebreak.
     pub seq: Vec<u64>,
     /// Logical time (host page writes) when the block was last programmed.
@@ -45,6 +48,7 @@ impl BlockTable {
             erase_count: vec![0; n],
             owner: vec![NONE; n],
             stream: vec![0; n],
+            internal: vec![false; n],
             seq: vec![0; n],
             last_write_at: vec![0; n],
         }

@@ -157,6 +157,10 @@ pub struct Ssd {
     /// GC copies out of its blocks, blocks opened.
     pub stream_counters: Vec<StreamCounters>,
     pub survival: Option<LogHistogram>,
+    /// Survival by the stream of the block a page died in: host streams
+    /// `0..streams`, then their internal streams; on with several streams
+    /// or internal streams (and survival).
+    stream_survival: Option<Vec<LogHistogram>>,
     /// Flash operations since the last `take_ops`, when the op log is on.
     ops: Option<Vec<FlashOp>>,
     /// The flash image, journal and checkpoints, when power-loss tracking is on.
@@ -223,6 +227,9 @@ impl Ssd {
             counters: Counters::default(),
             stream_counters: vec![StreamCounters::default(); usize::from(cfg.ftl.streams.max(1))],
             survival: options.survival.then(LogHistogram::default),
+            stream_survival: (options.survival
+                && (cfg.ftl.streams > 1 || cfg.ftl.internal_streams))
+                .then(|| vec![LogHistogram::default(); 2 * usize::from(cfg.ftl.streams.max(1))]),
             ops: None,
             sharing: cfg.sharing().then(|| {
                 Sharing::new(
@@ -498,8 +505,39 @@ impl Ssd {
             self.victims.on_invalidate(block, self.blocks.valid[b]);
         }
         if let Some(h) = &mut self.survival {
-            h.record(u64::from((self.now as u32).wrapping_sub(old.written_at)));
+            let age = u64::from((self.now as u32).wrapping_sub(old.written_at));
+            h.record(age);
+            if self.stream_survival.is_some() {
+                self.record_stream_survival(b, age);
+            }
         }
+    }
+
+    /// A page of `block` died at `age`: count it for the block's stream,
+    /// host or internal.
+    #[inline(never)]
+    pub(crate) fn record_stream_survival(&mut self, block: usize, age: u64) {
+        let streams = usize::from(self.placement.streams());
+        let stream = usize::from(self.blocks.stream[block]).min(streams - 1);
+        let i = stream
+            + if self.blocks.internal[block] {
+                streams
+            } else {
+                0
+            };
+        if let Some(hs) = &mut self.stream_survival {
+            hs[i].record(age);
+        }
+    }
+
+    /// Survival of the pages that died in blocks of host stream `stream`
+    /// (`internal` false) or of its internal stream; `None` when
+    /// per-stream survival is off (one stream and no internal streams, or
+    /// survival off).
+    pub fn stream_survival(&self, stream: u16, internal: bool) -> Option<&LogHistogram> {
+        let hs = self.stream_survival.as_ref()?;
+        let streams = usize::from(self.placement.streams());
+        hs.get(usize::from(stream) + if internal { streams } else { 0 })
     }
 
     /// Programs `lpn` into `ppn` (already allocated by `next_page`).
@@ -564,11 +602,13 @@ impl Ssd {
         debug_assert_eq!(self.blocks.write_ptr[b], 0);
         self.blocks.state[b] = BlockState::Open;
         self.blocks.owner[b] = frontier as u32;
-        let stream = match self.frontiers[frontier].key {
-            FrontierKey::Host { stream } | FrontierKey::Gc { stream } => stream,
-            FrontierKey::Cold => 0,
+        let (stream, internal) = match self.frontiers[frontier].key {
+            FrontierKey::Host { stream } => (stream, false),
+            FrontierKey::Gc { stream } => (stream, true),
+            FrontierKey::Cold => (0, true),
         };
         self.blocks.stream[b] = stream;
+        self.blocks.internal[b] = internal;
         self.stream_counters[usize::from(stream)].blocks_opened += 1;
         self.blocks.seq[b] = self.next_seq;
         self.next_seq += 1;

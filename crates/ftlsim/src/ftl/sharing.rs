@@ -272,6 +272,9 @@ impl Ssd {
         }
         if let Some(h) = &mut self.survival {
             h.record(survival);
+            if self.stream_survival.is_some() {
+                self.record_stream_survival(self.geo.block_of(ppn) as usize, survival);
+            }
         }
         self.kill_page(ppn);
     }

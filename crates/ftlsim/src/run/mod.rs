@@ -412,7 +412,13 @@ impl Simulation {
                     .chain(std::iter::repeat(&StreamCounters::default())),
             )
             .enumerate()
-            .map(|(i, (now, then))| report::StreamReport::of(i as u16, &now.since(then)))
+            .map(|(i, (now, then))| {
+                let stream = i as u16;
+                report::StreamReport::of(stream, &now.since(then)).with_lifetimes(
+                    ssd.stream_survival(stream, false),
+                    ssd.stream_survival(stream, true),
+                )
+            })
             .collect();
         Ok(Report {
             seed: cfg.workload.seed,

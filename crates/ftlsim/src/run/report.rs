@@ -335,6 +335,17 @@ pub struct StreamReport {
     pub host_write_pages: u64,
     pub gc_copy_pages: u64,
     pub blocks_opened: u64,
+    /// Survival (host page writes from write to death) of the pages that
+    /// died in blocks the stream's host frontier opened, quartiles over the
+    /// whole run; null with one stream and no internal streams.
+    pub lifetime_p25: Option<u64>,
+    pub lifetime_p50: Option<u64>,
+    pub lifetime_p75: Option<u64>,
+    /// The same for blocks its GC frontier opened (its internal stream,
+    /// or the shared GC frontier for stream 0).
+    pub internal_lifetime_p25: Option<u64>,
+    pub internal_lifetime_p50: Option<u64>,
+    pub internal_lifetime_p75: Option<u64>,
 }
 
 impl StreamReport {
@@ -344,7 +355,31 @@ impl StreamReport {
             host_write_pages: c.host_write_pages,
             gc_copy_pages: c.gc_copy_pages,
             blocks_opened: c.blocks_opened,
+            lifetime_p25: None,
+            lifetime_p50: None,
+            lifetime_p75: None,
+            internal_lifetime_p25: None,
+            internal_lifetime_p50: None,
+            internal_lifetime_p75: None,
         }
+    }
+
+    /// Adds the quartiles of the host and internal survival histograms
+    /// (left null where a histogram is absent or empty).
+    pub fn with_lifetimes(
+        mut self,
+        host: Option<&LogHistogram>,
+        internal: Option<&LogHistogram>,
+    ) -> Self {
+        let q =
+            |h: Option<&LogHistogram>, q: f64| h.filter(|h| h.count() > 0).map(|h| h.quantile(q));
+        self.lifetime_p25 = q(host, 0.25);
+        self.lifetime_p50 = q(host, 0.5);
+        self.lifetime_p75 = q(host, 0.75);
+        self.internal_lifetime_p25 = q(internal, 0.25);
+        self.internal_lifetime_p50 = q(internal, 0.5);
+        self.internal_lifetime_p75 = q(internal, 0.75);
+        self
     }
 }
 
