@@ -95,16 +95,22 @@ proptest! {
     }
 }
 
-fn hot_cold_waf(internal: bool) -> f64 {
+/// 90/10 hot/cold writes on `blocks` blocks of 64 pages, Sf 0.10, greedy.
+fn hot_cold(blocks: u32, capacities: f64) -> Config {
     let mut c = Config::default();
-    c.device.blocks = 2048;
+    c.device.blocks = blocks;
     c.device.pages_per_block = 64;
     c.device.spare_factor = 0.10;
     c.device.pe_cycle_limit = 0;
-    c.ftl.internal_streams = internal;
     c.workload.kind = WorkloadType::HotCold;
-    c.workload.warmup = Some(Amount::Capacity(3.0));
-    c.workload.writes = Some(Amount::Capacity(3.0));
+    c.workload.warmup = Some(Amount::Capacity(capacities));
+    c.workload.writes = Some(Amount::Capacity(capacities));
+    c
+}
+
+fn hot_cold_waf(internal: bool) -> f64 {
+    let mut c = hot_cold(2048, 3.0);
+    c.ftl.internal_streams = internal;
     c.validate().unwrap();
     run(&c, &RunOptions::default(), &mut |_| {})
         .unwrap()
@@ -127,16 +133,9 @@ fn internal_streams_lower_waf_of_the_legacy_device() {
 #[test]
 fn lifetimes_are_reported_per_stream_host_and_internal() {
     use ftlsim::host::lba_streams::LbaStreamsConfig;
-    let mut c = Config::default();
-    c.device.blocks = 1024;
-    c.device.pages_per_block = 64;
-    c.device.spare_factor = 0.10;
-    c.device.pe_cycle_limit = 0;
+    let mut c = hot_cold(1024, 2.0);
     c.ftl.streams = 2;
     c.ftl.internal_streams = true;
-    c.workload.kind = WorkloadType::HotCold;
-    c.workload.warmup = Some(Amount::Capacity(2.0));
-    c.workload.writes = Some(Amount::Capacity(2.0));
     let hot = (0.1 * c.logical_pages() as f64).round() as u64;
     c.host.layers = vec![LayerConfig::LbaStreams(LbaStreamsConfig {
         ranges: vec![[0, hot, 1]],
