@@ -440,9 +440,10 @@ impl super::Ssd {
 
     /// GC copies before it erases, so it needs a free block of its own.
     pub(crate) fn keep_gc_spare(&mut self) {
-        self.gc_low = self.gc_low.max(2);
+        self.gc_floor = 2;
+        self.gc_low = self.gc_low.max(self.gc_floor);
         self.gc_high = self.gc_high.max(self.gc_low);
-        self.keep_gc_watermarks();
+        (self.gc_low_configured, self.gc_high_configured) = (self.gc_low, self.gc_high);
     }
 
     /// Whether power-loss tracking is on.

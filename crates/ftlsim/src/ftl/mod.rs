@@ -149,10 +149,13 @@ pub struct Ssd {
     pub counters: Counters,
     /// Zoned mode: zone write pointers (`device.zoned`).
     pub(crate) zones: Option<zoned::Zones>,
-    /// GC trigger and target as configured; `gc_low`/`gc_high` drop to the
-    /// hard watermark while a layer above cleans (`Hint::UpperGcStarted`).
+    /// GC trigger and target as configured; `gc_low`/`gc_high` drop to
+    /// `gc_floor` while a layer above cleans (`Hint::UpperGcStarted`).
     gc_low_configured: u32,
     gc_high_configured: u32,
+    /// The hard watermark: free blocks GC always keeps (one for a victim
+    /// that retires under wear-out, two under power-loss tracking).
+    gc_floor: u32,
     /// Per host stream: pages written (by requests, counted in `submit`),
     /// GC copies out of its blocks, blocks opened.
     pub stream_counters: Vec<StreamCounters>,
@@ -187,11 +190,8 @@ impl Ssd {
         // With wear-out on, a victim can retire at its erase instead of
         // returning to the pool; one free block kept in reserve gives its
         // valid pages a home. Without wear-out no reserve is needed.
-        let gc_low = if cfg.device.pe_cycle_limit > 0 {
-            cfg.ftl.gc_low_watermark.max(1)
-        } else {
-            cfg.ftl.gc_low_watermark
-        };
+        let gc_floor = u32::from(cfg.device.pe_cycle_limit > 0);
+        let gc_low = cfg.ftl.gc_low_watermark.max(gc_floor);
         let mut ssd = Self {
             geo,
             logical_pages,
@@ -216,6 +216,7 @@ impl Ssd {
             gc_low,
             gc_high: cfg.ftl.gc_high_watermark.max(gc_low),
             gc_low_configured: gc_low,
+            gc_floor,
             gc_high_configured: cfg.ftl.gc_high_watermark.max(gc_low),
             zones: zoned::Zones::from_config(cfg),
             pe_limit: cfg.device.pe_cycle_limit,
@@ -417,25 +418,11 @@ impl Ssd {
     /// that keeps the device writable), so that the upper layer's
     /// invalidations land before victims are chosen.
     pub fn defer_gc(&mut self, defer: bool) {
-        // Power-loss tracking keeps two free blocks so that GC copies before
-        // it erases: that floor holds while deferring too.
-        let hard = if self.durability.is_some() {
-            2
-        } else if self.pe_limit > 0 {
-            1
-        } else {
-            0
-        };
         (self.gc_low, self.gc_high) = if defer {
-            (hard, hard)
+            (self.gc_floor, self.gc_floor)
         } else {
             (self.gc_low_configured, self.gc_high_configured)
         };
-    }
-
-    /// The current watermarks become the ones `defer_gc(false)` restores.
-    pub(crate) fn keep_gc_watermarks(&mut self) {
-        (self.gc_low_configured, self.gc_high_configured) = (self.gc_low, self.gc_high);
     }
 
     /// Starts recording flash operations (for the timing model).
@@ -543,6 +530,17 @@ impl Ssd {
     /// Programs `lpn` into `ppn` (already allocated by `next_page`).
     #[inline]
     fn program(&mut self, ppn: Ppn, lpn: Lpn, content: u64) {
+        let block = self.program_cells(ppn, lpn, content);
+        if self.blocks.write_ptr[block as usize] == self.geo.pages_per_block {
+            self.close_block(block);
+        }
+    }
+
+    /// What programming a page records, whoever allocated it (a frontier,
+    /// or a zone's write pointer): OOB, valid bit, content, counters.
+    /// Returns the page's block.
+    #[inline(always)]
+    pub(crate) fn program_cells(&mut self, ppn: Ppn, lpn: Lpn, content: u64) -> u32 {
         self.oob_lpn[ppn as usize] = lpn;
         self.valid_bits[(ppn / 64) as usize] |= 1u64 << (ppn % 64);
         if let Some(c) = &mut self.content {
@@ -553,9 +551,7 @@ impl Ssd {
         let b = block as usize;
         self.blocks.valid[b] += 1;
         self.blocks.last_write_at[b] = self.now;
-        if self.blocks.write_ptr[b] == self.geo.pages_per_block {
-            self.close_block(block);
-        }
+        block
     }
 
     fn close_block(&mut self, block: u32) {

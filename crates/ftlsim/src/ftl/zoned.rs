@@ -101,14 +101,8 @@ impl Ssd {
         self.blocks.write_ptr[b] += 1;
         self.now += 1;
         self.counters.host_write_pages += 1;
-        self.oob_lpn[ppn as usize] = lpn;
-        self.valid_bits[(ppn / 64) as usize] |= 1u64 << (ppn % 64);
-        if let Some(c) = &mut self.content {
-            c[ppn as usize] = content;
-        }
-        self.counters.nand_write_pages += 1;
-        self.blocks.valid[b] += 1;
-        self.blocks.last_write_at[b] = self.now;
+        // Written blocks stay Open: a zone's blocks never close into the victim index.
+        self.program_cells(ppn, lpn, content);
         self.log(FlashOp::Program { ppn, gc: false });
         self.l2p[lpn as usize] = MapEntry {
             ppn,
