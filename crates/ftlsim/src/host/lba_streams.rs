@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::layer::HostLayer;
+use super::layer::{pass_down, HostLayer};
 use crate::error::{ConfigError, SimError};
 use crate::metrics::LayerStats;
 use crate::request::{BlockDevice, Completion, Op, Request};
@@ -111,22 +111,12 @@ impl HostLayer for LbaStreams {
         req: &Request,
         below: &mut dyn BlockDevice,
     ) -> Result<Completion, SimError> {
-        let pages = u64::from(req.pages);
-        match req.op {
-            Op::Write => self.stats.write_pages_in += pages,
-            Op::Read => self.stats.read_pages_in += pages,
-            Op::Trim => self.stats.trim_pages_in += pages,
-            Op::Flush | Op::Remap | Op::Clone => {}
-        }
         if req.op != Op::Write {
-            let done = below.submit(req)?;
-            match req.op {
-                Op::Read => self.stats.read_pages_out += pages,
-                Op::Trim => self.stats.trim_pages_out += pages,
-                _ => {}
-            }
-            return Ok(done);
+            // Everything but writes passes unchanged (the stream applies to writes only).
+            return pass_down(&mut self.stats, &mut self.scratch, req, 0, below);
         }
+        let pages = u64::from(req.pages);
+        self.stats.write_pages_in += pages;
         // A write may cross range boundaries: one request per run of pages
         // that share a stream.
         let mut done = Completion::default();

@@ -687,7 +687,7 @@ impl LogLayer {
         let v = victim as usize;
         let log = usize::from(self.segs.stream[v]);
         self.staged.clear();
-        let mut run_start = NONE;
+        let mut run = PageRun::default();
         for lp in first..first + seg_pages {
             let lpn = self.p2l[lp as usize];
             if lpn != NONE {
@@ -695,16 +695,13 @@ impl LogLayer {
                 crate::ftl::prefetch(&self.l2p, lpn as usize);
                 let content = self.content.as_ref().map_or(0, |c| c[lp as usize]);
                 self.staged.push((lpn, content));
-                if run_start == NONE {
-                    run_start = lp;
+                if let Some((start, pages)) = run.push(lp) {
+                    self.read_below(start, pages, below)?;
                 }
-            } else if run_start != NONE {
-                self.read_below(run_start, lp - run_start, below)?;
-                run_start = NONE;
             }
         }
-        if run_start != NONE {
-            self.read_below(run_start, first + seg_pages - run_start, below)?;
+        if let Some((start, pages)) = run.take() {
+            self.read_below(start, pages, below)?;
         }
         let valid = self.staged.len() as u32;
         assert_eq!(
@@ -816,7 +813,7 @@ impl LogLayer {
     fn read(&mut self, req: &Request, below: &mut dyn BlockDevice) -> Result<Completion, SimError> {
         self.check_range(req.lpn, req.pages)?;
         let mut done = Completion::default();
-        let (mut run_start, mut run_pages) = (0u32, 0u32);
+        let mut run = PageRun::default();
         for lpn in req.lpns() {
             let lp = self.l2p[lpn as usize];
             if lp == NONE {
@@ -824,24 +821,19 @@ impl LogLayer {
                 continue;
             }
             done.mapped_pages += 1;
-            if run_pages > 0 && run_start + run_pages == lp {
-                run_pages += 1;
-                continue;
+            if let Some((start, pages)) = run.push(lp) {
+                self.read_below(start, pages, below)?;
             }
-            if run_pages > 0 {
-                self.read_below(run_start, run_pages, below)?;
-            }
-            (run_start, run_pages) = (lp, 1);
         }
-        if run_pages > 0 {
-            self.read_below(run_start, run_pages, below)?;
+        if let Some((start, pages)) = run.take() {
+            self.read_below(start, pages, below)?;
         }
         Ok(done)
     }
 
     fn trim(&mut self, req: &Request, below: &mut dyn BlockDevice) -> Result<(), SimError> {
         self.check_range(req.lpn, req.pages)?;
-        let (mut run_start, mut run_pages) = (0u32, 0u32);
+        let mut run = PageRun::default();
         for lpn in req.lpns() {
             let lp = self.l2p[lpn as usize];
             if lp == NONE {
@@ -852,17 +844,12 @@ impl LogLayer {
             if !self.cfg.trim {
                 continue;
             }
-            if run_pages > 0 && run_start + run_pages == lp {
-                run_pages += 1;
-                continue;
+            if let Some((start, pages)) = run.push(lp) {
+                self.trim_below(u64::from(start), pages, below)?;
             }
-            if run_pages > 0 {
-                self.trim_below(u64::from(run_start), run_pages, below)?;
-            }
-            (run_start, run_pages) = (lp, 1);
         }
-        if run_pages > 0 {
-            self.trim_below(u64::from(run_start), run_pages, below)?;
+        if let Some((start, pages)) = run.take() {
+            self.trim_below(u64::from(start), pages, below)?;
         }
         Ok(())
     }
@@ -927,6 +914,33 @@ impl LogLayer {
     pub fn translate(&self, lpn: u64) -> Option<u64> {
         let lp = *self.l2p.get(lpn as usize)?;
         (lp != NONE && lpn < self.layout.user_pages).then_some(u64::from(lp))
+    }
+}
+
+/// Consecutive pages below, gathered so that one request carries them.
+#[derive(Debug, Default)]
+struct PageRun {
+    start: u32,
+    pages: u32,
+}
+
+impl PageRun {
+    /// Adds page `lp`; returns the run it ends when it does not extend it.
+    fn push(&mut self, lp: u32) -> Option<(u32, u32)> {
+        if self.pages > 0 && self.start + self.pages == lp {
+            self.pages += 1;
+            return None;
+        }
+        let done = self.take();
+        (self.start, self.pages) = (lp, 1);
+        done
+    }
+
+    /// The run gathered so far, if any, leaving it empty.
+    fn take(&mut self) -> Option<(u32, u32)> {
+        let done = (self.pages > 0).then_some((self.start, self.pages));
+        self.pages = 0;
+        done
     }
 }
 
@@ -1069,6 +1083,18 @@ impl HostLayer for LogLayer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn page_runs_gather_consecutive_pages() {
+        let mut run = PageRun::default();
+        let ended: Vec<_> = [4, 5, 6, 9, 10, 2]
+            .into_iter()
+            .filter_map(|lp| run.push(lp))
+            .collect();
+        assert_eq!(ended, [(4, 3), (9, 2)]);
+        assert_eq!(run.take(), Some((2, 1)));
+        assert_eq!(run.take(), None);
+    }
 
     #[test]
     fn f2fs_folds_six_classes_onto_fewer_logs() {

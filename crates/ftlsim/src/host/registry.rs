@@ -46,6 +46,18 @@ pub struct LowerSpace {
     pub seed: u64,
 }
 
+impl LowerSpace {
+    /// What the layer above `layer` sees: `layer`'s logical pages, and no
+    /// zones (only the bottom layer sits on the device).
+    pub fn above(&self, layer: &LayerConfig) -> LowerSpace {
+        LowerSpace {
+            pages: layer.logical_pages(self.pages),
+            zone_pages: None,
+            ..*self
+        }
+    }
+}
+
 impl LayerConfig {
     /// Checks the layer's keys against the space below it; `key` is the
     /// layer's config path (`host.layers[i]`) for error messages.
@@ -88,11 +100,7 @@ impl HostConfig {
         let mut below = *device;
         for (i, layer) in self.layers.iter().enumerate().rev() {
             layer.validate(&format!("host.layers[{i}]"), &below)?;
-            below = LowerSpace {
-                pages: layer.logical_pages(below.pages),
-                zone_pages: None,
-                ..below
-            };
+            below = below.above(layer);
         }
         Ok(())
     }

@@ -1,7 +1,6 @@
 //! The stack: host layers, top to bottom, over the SSD.
 
 use super::layer::HostLayer;
-use super::registry::LowerSpace;
 use crate::config::Config;
 use crate::error::SimError;
 use crate::ftl::Ssd;
@@ -26,11 +25,7 @@ impl Stack {
         let mut logical_pages = Vec::with_capacity(config.layers.len());
         for layer in config.layers.iter().rev() {
             layers.push(layer.build(&below));
-            below = LowerSpace {
-                pages: layer.logical_pages(below.pages),
-                zone_pages: None,
-                ..below
-            };
+            below = below.above(layer);
             logical_pages.push(below.pages);
         }
         layers.reverse();
