@@ -125,7 +125,7 @@ fn timed_case(
         queue_depth,
         ..TimingConfig::default()
     });
-    let (sim, rates) = steady_state_rates(&cfg, segments)?;
+    let (sim, rates, _) = steady_state_rates(&cfg, segments)?;
     let report = sim.finish()?;
     Ok(TimedBenchCase {
         name: format!(
@@ -145,20 +145,26 @@ fn timed_case(
 
 /// Fills and warms up a device, then times `segments` measured windows:
 /// units (pages or requests) per wall-clock second of each.
-fn steady_state_rates(cfg: &Config, segments: usize) -> Result<(Simulation, Vec<f64>)> {
+/// Ages the device (fill, warm-up), then times `segments` measured windows:
+/// the rate of each, in the run's units (pages written at the top of the
+/// stack) and in page writes the device received.
+fn steady_state_rates(cfg: &Config, segments: usize) -> Result<(Simulation, Vec<f64>, Vec<f64>)> {
     let mut sim = Simulation::new(cfg, &RunOptions::default())?;
     sim.precondition(&mut |_| {})?;
     sim.warm_up(&mut |_| {})?;
-    let mut rates = Vec::with_capacity(segments);
+    let (mut top, mut device) = (Vec::with_capacity(segments), Vec::with_capacity(segments));
     for _ in 0..segments {
+        let before = sim.ssd().counters.host_write_pages;
         let start = Instant::now();
         sim.measure(&mut |_| {})?;
-        rates.push(sim.measured_units() as f64 / start.elapsed().as_secs_f64());
+        let secs = start.elapsed().as_secs_f64();
+        top.push(sim.measured_units() as f64 / secs);
+        device.push((sim.ssd().counters.host_write_pages - before) as f64 / secs);
     }
-    Ok((sim, rates))
+    Ok((sim, top, device))
 }
 
-/// The log layer case: like `steady_state_rates`, counting pages at both ends.
+/// The log layer case: page writes per second at the top and at the device.
 fn log_case(blocks: u32, segments: usize, plain_writes_per_sec: f64) -> Result<LogBenchCase> {
     let mut cfg = device(blocks, 256, 0.28);
     cfg.host.layers = vec![ftlsim::host::LayerConfig::Log(
@@ -168,18 +174,7 @@ fn log_case(blocks: u32, segments: usize, plain_writes_per_sec: f64) -> Result<L
             ..Default::default()
         },
     )];
-    let mut sim = Simulation::new(&cfg, &RunOptions::default())?;
-    sim.precondition(&mut |_| {})?;
-    sim.warm_up(&mut |_| {})?;
-    let (mut top, mut dev) = (Vec::with_capacity(segments), Vec::with_capacity(segments));
-    for _ in 0..segments {
-        let before = sim.ssd().counters.host_write_pages;
-        let start = Instant::now();
-        sim.measure(&mut |_| {})?;
-        let secs = start.elapsed().as_secs_f64();
-        top.push(sim.measured_units() as f64 / secs);
-        dev.push((sim.ssd().counters.host_write_pages - before) as f64 / secs);
-    }
+    let (sim, top, dev) = steady_state_rates(&cfg, segments)?;
     let report = sim.finish()?;
     let device_writes_per_sec = median(&dev);
     Ok(LogBenchCase {
@@ -216,7 +211,7 @@ fn dedup_case(quick: bool, segments: usize) -> Result<BenchCase> {
     cfg.ftl.dedup = true;
     cfg.ftl.placement = ftlsim::config::PlacementName::Coldmap;
     cfg.workload.dedup_fraction = 0.3;
-    let (sim, rates) = steady_state_rates(&cfg, segments)?;
+    let (sim, rates, _) = steady_state_rates(&cfg, segments)?;
     let bytes = sim.ssd().state_bytes_per_physical_page();
     let report = sim.finish()?;
     Ok(BenchCase {
@@ -257,7 +252,7 @@ pub fn run_bench(
         let name = format!("uniform greedy {blocks} blocks x 256 pages, Sf {sf}");
         progress(&name);
         let cfg = device(blocks, 256, sf);
-        let (sim, rates) = steady_state_rates(&cfg, segments)?;
+        let (sim, rates, _) = steady_state_rates(&cfg, segments)?;
         let bytes = sim.ssd().state_bytes_per_physical_page();
         let report = sim.finish()?;
         cases.push(BenchCase {
