@@ -78,3 +78,12 @@ def overrides(
 
 def sets(items: Mapping[str, Any]) -> List[str]:
     return [f"{key}={toml_value(value)}" for key, value in items.items()]
+
+
+def native_args(
+    config: Config, mapping: Optional[Mapping[str, Any]], keywords: Mapping[str, Any]
+) -> Tuple[str, str, str, List[str]]:
+    """``(kind, text, origin, sets)``: a config and its overrides as the
+    native module takes them."""
+    kind, text, origin = source(config)
+    return kind, text, origin, sets(overrides(mapping, keywords))

@@ -45,9 +45,8 @@ class Device:
         track_content: bool = True,
         **keywords: Any,
     ):
-        kind, text, origin = _config.source(config)
-        sets = _config.sets(_config.overrides(overrides, keywords))
-        self._dev = _native.Device(kind, text, origin, sets, track_content)
+        args = _config.native_args(config, overrides, keywords)
+        self._dev = _native.Device(*args, track_content)
 
     @property
     def logical_pages(self) -> int:

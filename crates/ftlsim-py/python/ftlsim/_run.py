@@ -10,6 +10,11 @@ import pandas as pd
 from . import _config, _native
 
 
+def scalars(summary: Mapping[str, Any]) -> Dict[str, Any]:
+    """The numbers and strings of a summary: its lists (layers, streams) left out."""
+    return {k: v for k, v in summary.items() if not isinstance(v, (list, dict))}
+
+
 class Result:
     """What one run gives.
 
@@ -38,9 +43,7 @@ class Result:
 
     def scalars(self) -> Dict[str, Any]:
         """Every number and string of the summary (the lists left out)."""
-        return {
-            k: v for k, v in self.summary.items() if not isinstance(v, (list, dict))
-        }
+        return scalars(self.summary)
 
     def plot(self, ax=None):
         """WAF per window and the measured WAF against host writes in drive
@@ -98,9 +101,7 @@ def run(
     with KeyboardInterrupt. A bad config raises :class:`FtlsimError` naming
     the key.
     """
-    kind, text, origin = _config.source(config)
-    sets = _config.sets(_config.overrides(overrides, keywords))
-    return Result(*_native.run_report(kind, text, origin, sets, check))
+    return Result(*_native.run_report(*_config.native_args(config, overrides, keywords), check))
 
 
 def check_config(
@@ -110,6 +111,4 @@ def check_config(
 ) -> Dict[str, Any]:
     """Validates a config without running it; returns every key with its
     value (defaults filled in)."""
-    kind, text, origin = _config.source(config)
-    sets = _config.sets(_config.overrides(overrides, keywords))
-    return json.loads(_native.check_config(kind, text, origin, sets))
+    return json.loads(_native.check_config(*_config.native_args(config, overrides, keywords)))

@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 import pandas as pd
 
 from . import _config, _native
+from ._run import scalars
 
 _MASK64 = (1 << 64) - 1
 
@@ -40,8 +41,7 @@ def run_task(kind: str, text: str, origin: str, sets: List[str]) -> Tuple[Option
         report, _, _, _ = _native.run_report(kind, text, origin, sets, False)
     except _native.FtlsimError as e:
         return None, str(e)
-    summary = json.loads(report)
-    return {k: v for k, v in summary.items() if not isinstance(v, (list, dict))}, None
+    return scalars(json.loads(report)), None
 
 
 def sweep(
