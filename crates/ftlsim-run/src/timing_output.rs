@@ -47,6 +47,20 @@ pub fn timing_rows(cfg: &Config, r: &Report) -> Vec<(&'static str, String)> {
             ),
         )
     });
+    let buffer = match (
+        r.timing.write_buffer_read_hit_pages,
+        r.timing.write_buffer_full_waits,
+        r.timing.write_buffer_wait_us_mean,
+    ) {
+        (Some(hits), Some(waits), Some(wait_us)) => Some((
+            "write buffer",
+            format!(
+                "{} pages; reads served from it {hits} pages; writes that waited for room {waits} (mean {wait_us:.1} us)",
+                t.write_buffer_pages
+            ),
+        )),
+        _ => None,
+    };
     let pct = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |v| format!("{:.1} %", v * 100.0));
     let us = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"));
     vec![
@@ -126,6 +140,7 @@ pub fn timing_rows(cfg: &Config, r: &Report) -> Vec<(&'static str, String)> {
         ),
     ]
     .into_iter()
+    .chain(buffer)
     .chain(note)
     .collect()
 }

@@ -483,3 +483,104 @@ fn planes_must_divide_the_block_layout() {
     c.device.planes_per_lun = 8;
     assert!(Simulation::new(&c, &RunOptions::default()).is_ok());
 }
+
+/// Issue 15, item 3: with a write buffer a write is acknowledged once its
+/// page is in DRAM (the controller overhead), not after tPROG; the FTL does
+/// exactly the same work and, at a load the flash sustains, no write waits.
+#[test]
+fn write_buffer_acknowledges_writes_before_they_are_programmed() {
+    let mut c = random_writes(0.2);
+    c.workload.warmup = Amount::Pages(0).into();
+    c.workload.writes = None;
+    c.workload.requests = Some(40_000);
+    let t = timing(&mut c);
+    t.mode = TimingMode::Open;
+    t.arrival_rate_iops = Some(5_000.0);
+    t.controller_overhead_us = 2.0;
+    let without = go(&c);
+    timing(&mut c).write_buffer_pages = 256;
+    let with = go(&c);
+    let mean = |r: &Report| r.timing.write_latency_us_mean.unwrap();
+    eprintln!(
+        "write mean {:.1} -> {:.1} us, p99 {:.1} -> {:.1} us",
+        mean(&without),
+        mean(&with),
+        without.timing.write_latency_us_p99.unwrap(),
+        with.timing.write_latency_us_p99.unwrap()
+    );
+    // Without: at least one transfer and a program on top of the overhead.
+    assert!(mean(&without) >= 2.0 + 10.0 + 200.0);
+    assert!(within(mean(&with), 2.0, 1e-9), "{}", mean(&with));
+    assert_eq!(with.timing.write_buffer_full_waits, Some(0));
+    assert_eq!(without.timing.write_buffer_full_waits, None);
+    assert_eq!(
+        with.window.nand_write_pages,
+        without.window.nand_write_pages
+    );
+    assert_eq!(with.window.waf, without.window.waf);
+}
+
+/// Writes faster than the flash drains them fill the buffer: then a write
+/// waits for the earliest drain, and the sustained rate is the flash's.
+#[test]
+fn a_full_write_buffer_holds_writes_to_the_flash_rate() {
+    let mut c = random_writes(0.2);
+    c.workload.warmup = Amount::Capacity(1.0).into();
+    c.workload.writes = Some(Amount::Capacity(0.2));
+    let without = go(&c);
+    timing(&mut c).write_buffer_pages = 64;
+    let with = go(&c);
+    let iops = |r: &Report| r.timing.iops.unwrap();
+    eprintln!(
+        "IOPS {:.0} -> {:.0}; write mean {:.1} -> {:.1} us; {} waits, mean {:.1} us",
+        iops(&without),
+        iops(&with),
+        without.timing.write_latency_us_mean.unwrap(),
+        with.timing.write_latency_us_mean.unwrap(),
+        with.timing.write_buffer_full_waits.unwrap(),
+        with.timing.write_buffer_wait_us_mean.unwrap()
+    );
+    assert!(with.timing.write_buffer_full_waits.unwrap() > 1000);
+    assert!(with.timing.write_buffer_wait_us_mean.unwrap() > 0.0);
+    assert!(within(iops(&with), iops(&without), 0.05));
+}
+
+/// A read of a page still in the buffer costs no flash read.
+#[test]
+fn reads_of_buffered_pages_are_served_from_the_buffer() {
+    let mut c = random_writes(0.2);
+    c.workload.warmup = Amount::Pages(0).into();
+    c.workload.writes = None;
+    c.workload.requests = Some(20_000);
+    c.workload.read_fraction = 0.5;
+    c.workload.span = Some(Amount::Pages(32));
+    let t = timing(&mut c);
+    t.mode = TimingMode::Open;
+    t.arrival_rate_iops = Some(20_000.0);
+    let without = go(&c);
+    timing(&mut c).write_buffer_pages = 1024;
+    let with = go(&c);
+    let mean = |r: &Report| r.timing.read_latency_us_mean.unwrap();
+    eprintln!(
+        "read mean {:.1} -> {:.1} us, {} pages from the buffer",
+        mean(&without),
+        mean(&with),
+        with.timing.write_buffer_read_hit_pages.unwrap()
+    );
+    assert!(with.timing.write_buffer_read_hit_pages.unwrap() > 1000);
+    assert!(mean(&with) < 0.8 * mean(&without));
+}
+
+#[test]
+fn bad_write_buffer_config_names_the_key() {
+    let mut c = device();
+    timing(&mut c).write_buffer_pages = 1024 * 256 + 1;
+    assert_eq!(config_error(&c), "timing.write_buffer_pages");
+    let mut c = device();
+    timing(&mut c).write_buffer_pages = 64;
+    c.ftl.write_buffer_pages = 32;
+    assert_eq!(config_error(&c), "timing.write_buffer_pages");
+    // The same buffer in both models is accepted.
+    c.ftl.write_buffer_pages = 64;
+    assert!(Simulation::new(&c, &RunOptions::default()).is_ok());
+}

@@ -482,6 +482,18 @@ impl Config {
         }
         if let Some(t) = &self.timing {
             t.validate(&self.device)?;
+            // One controller, one buffer: the power-loss model's and the
+            // timing model's must be the same size when both are given.
+            let power_loss = self.ftl.write_buffer_pages;
+            if t.write_buffer_pages > 0 && power_loss > 0 && t.write_buffer_pages != power_loss {
+                return Err(ConfigError::new(
+                    "timing.write_buffer_pages",
+                    format!(
+                        "{} differs from ftl.write_buffer_pages ({power_loss}): they describe the same buffer",
+                        t.write_buffer_pages
+                    ),
+                ));
+            }
         }
         Ok(())
     }

@@ -68,6 +68,9 @@ pub struct TimingConfig {
     pub suspend_overhead_us: Option<f64>,
     /// Time to resume the suspended operation after the reads it let in.
     pub resume_overhead_us: Option<f64>,
+    /// The controller's DRAM write buffer, in pages (0 = off): writes are
+    /// acknowledged once buffered and drain to flash in the background.
+    pub write_buffer_pages: u32,
 }
 
 impl Default for TimingConfig {
@@ -90,6 +93,7 @@ impl Default for TimingConfig {
             suspend: false,
             suspend_overhead_us: None,
             resume_overhead_us: None,
+            write_buffer_pages: 0,
         }
     }
 }
@@ -276,6 +280,17 @@ impl TimingConfig {
                 }
                 _ => {}
             }
+        }
+        // The buffer holds distinct pages; more than the device has cannot fill.
+        let device_pages = u64::from(device.blocks) * u64::from(device.pages_per_block);
+        if u64::from(self.write_buffer_pages) > device_pages {
+            return Err(ConfigError::new(
+                "timing.write_buffer_pages",
+                format!(
+                    "{} pages is larger than the device ({device_pages} pages)",
+                    self.write_buffer_pages
+                ),
+            ));
         }
         if self.series_window == Some(0) {
             return Err(ConfigError::new(

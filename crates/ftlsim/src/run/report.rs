@@ -245,12 +245,19 @@ pub struct Timing {
     /// suspended operation (not in its write's reported latency).
     pub suspensions: Option<u64>,
     pub suspend_delay_us_mean: Option<f64>,
+    /// Write buffer (`timing.write_buffer_pages`; null when off): host read
+    /// pages served from the buffer, writes that found it full, and their
+    /// mean wait for room (µs).
+    pub write_buffer_read_hit_pages: Option<u64>,
+    pub write_buffer_full_waits: Option<u64>,
+    pub write_buffer_wait_us_mean: Option<f64>,
 }
 
 impl Timing {
     pub fn of(t: Option<&TimingSummary>) -> Self {
         let read = t.and_then(TimingSummary::read_us);
         let write = t.and_then(TimingSummary::write_us);
+        let buffered = t.filter(|t| t.write_buffer_pages > 0);
         Self {
             iops: t.map(|t| t.iops),
             bandwidth_bytes_per_sec: t.map(|t| t.bandwidth_bytes_per_sec),
@@ -278,6 +285,9 @@ impl Timing {
             lun_queue_length_max: t.map(|t| t.lun_queue_length_max),
             suspensions: t.map(|t| t.suspensions),
             suspend_delay_us_mean: t.map(|t| t.suspend_delay_us_mean),
+            write_buffer_read_hit_pages: buffered.map(|t| t.write_buffer_read_hit_pages),
+            write_buffer_full_waits: buffered.map(|t| t.write_buffer_full_waits),
+            write_buffer_wait_us_mean: buffered.map(|t| t.write_buffer_wait_us_mean),
         }
     }
 }

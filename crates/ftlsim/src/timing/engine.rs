@@ -296,7 +296,16 @@ impl Engine {
     /// resources, none starting before `ready_at`. Returns when the last of
     /// them finishes (`ready_at` when there are none). `ready_at` must not
     /// decrease from one call to the next (issue times do not).
+    #[inline]
     pub fn schedule(&mut self, ops: &[FlashOp], ready_at: u64) -> u64 {
+        self.schedule_at(ops, ready_at, ready_at)
+    }
+
+    /// [`Engine::schedule`] for work issued at `now` whose data is in the
+    /// controller only at `ready_at` (>= `now`): a buffered write that
+    /// waited for room. `now` must not decrease from one call to the next.
+    pub fn schedule_at(&mut self, ops: &[FlashOp], now: u64, ready_at: u64) -> u64 {
+        debug_assert!(ready_at >= now);
         let mut done_at = ready_at;
         self.gc_read_done.clear();
         let mut gc_next = 0usize;
@@ -306,9 +315,9 @@ impl Engine {
                     let lun = self.lun_of.rem(ppn) as usize;
                     let sensed = match self.suspend_ns {
                         Some(overheads) if !gc => self.read_suspending(lun, ready_at, overheads),
-                        _ => self.occupy_lun(lun, ready_at, ready_at, self.read_ns, gc, false),
+                        _ => self.occupy_lun(lun, now, ready_at, self.read_ns, gc, false),
                     };
-                    let end = self.transfer(self.luns[lun].channel, ready_at, sensed);
+                    let end = self.transfer(self.luns[lun].channel, now, sensed);
                     if gc {
                         self.gc_read_done.push(end);
                     }
@@ -326,16 +335,16 @@ impl Engine {
                     };
                     let lun = self.lun_of.rem(ppn) as usize;
                     if self.planes > 1 {
-                        self.program_multi_plane(lun, ppn, ready_at, data_at, gc)
+                        self.program_multi_plane(lun, ppn, now, data_at, gc)
                     } else {
                         // The page moves in once the LUN can take it: its current
                         // operation has started and freed the cache register.
                         let movable_at = data_at.max(self.luns[lun].accepts_at);
-                        let moved = self.transfer(self.luns[lun].channel, ready_at, movable_at);
-                        self.occupy_lun(lun, ready_at, moved, self.program_ns, gc, true)
+                        let moved = self.transfer(self.luns[lun].channel, now, movable_at);
+                        self.occupy_lun(lun, now, moved, self.program_ns, gc, true)
                     }
                 }
-                FlashOp::Erase { block } => self.erase(block, ready_at),
+                FlashOp::Erase { block } => self.erase(block, now, ready_at),
             };
             done_at = done_at.max(end);
         }
@@ -477,7 +486,7 @@ impl Engine {
 
     /// Erases `block`'s slice on each LUN it spans, in parallel. Erases are
     /// always GC (or wear-leveling) work.
-    fn erase(&mut self, block: u32, ready_at: u64) -> u64 {
+    fn erase(&mut self, block: u32, now: u64, ready_at: u64) -> u64 {
         let luns = self.luns();
         let first = u64::from(block) * u64::from(self.pages_per_block);
         let first_lun = (first % u64::from(luns)) as u32;
@@ -485,14 +494,7 @@ impl Engine {
         let mut end = ready_at;
         for i in 0..spanned {
             let lun = (first_lun + i) % luns;
-            end = end.max(self.occupy_lun(
-                lun as usize,
-                ready_at,
-                ready_at,
-                self.erase_ns,
-                true,
-                true,
-            ));
+            end = end.max(self.occupy_lun(lun as usize, now, ready_at, self.erase_ns, true, true));
         }
         end
     }

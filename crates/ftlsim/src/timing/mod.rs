@@ -21,12 +21,14 @@
 //! `Timer` ties them to an `Ssd`: `submit` runs one host request through the
 //! FTL and the model and returns its timing.
 
+pub mod buffer;
 pub mod channel;
 pub mod engine;
 pub mod replay;
 pub mod stats;
 
 pub use crate::config::timing::{TimingConfig, TimingMode, TimingParams};
+pub use buffer::WriteBuffer;
 pub use engine::Engine;
 pub use replay::Replay;
 pub use stats::{ChannelRow, LatencyRow, LatencyUs, LunRow, TimingStats, TimingSummary};
@@ -109,6 +111,8 @@ pub struct Timer {
     origin_ns: Option<u64>,
     /// Free blocks background GC aims for while idle (None: off).
     background_target: Option<u32>,
+    /// The controller's write buffer (`timing.write_buffer_pages`; None: off).
+    buffer: Option<WriteBuffer>,
 }
 
 impl Timer {
@@ -152,6 +156,8 @@ impl Timer {
                 t.background_gc_free_blocks
                     .unwrap_or((cfg.device.blocks / 64).max(2))
             }),
+            buffer: (t.write_buffer_pages > 0)
+                .then(|| WriteBuffer::new(t.write_buffer_pages, cfg.device.pages_per_block)),
         };
         timer.reset(100);
         Ok(timer)
@@ -171,6 +177,9 @@ impl Timer {
     pub fn reset(&mut self, default_series_window: u64) {
         self.engine.reset();
         self.replay.reset();
+        if let Some(b) = &mut self.buffer {
+            b.reset();
+        }
         self.origin_ns = None;
         self.stats = TimingStats::new(self.series_window.unwrap_or(default_series_window));
         self.arrivals = self.rate_iops.map(|rate| PoissonArrivals {
@@ -257,9 +266,18 @@ impl Timer {
                 done_at: issue_at,
             };
         }
-        let done_at = self
-            .engine
-            .schedule(&self.ops, issue_at + self.params.overhead_ns);
+        let done_at = match &mut self.buffer {
+            None => self
+                .engine
+                .schedule(&self.ops, issue_at + self.params.overhead_ns),
+            Some(buffer) => buffer.complete(
+                &mut self.engine,
+                &mut self.ops,
+                op,
+                pages,
+                issue_at + self.params.overhead_ns,
+            ),
+        };
         self.replay.complete(done_at);
         if self.stats.record(op, pages, done_at - arrival_at, done_at) {
             self.stats.close_window(issue_at, &self.engine);
@@ -297,6 +315,9 @@ impl Timer {
                 break;
             }
             ssd.take_ops(&mut self.ops);
+            if let Some(b) = &mut self.buffer {
+                b.forget_erased(&self.ops);
+            }
             self.engine.schedule(&self.ops, idle_from);
         }
         Ok(())
@@ -312,7 +333,25 @@ impl Timer {
     }
 
     pub fn summary(&mut self) -> TimingSummary {
-        let now = self.replay.drained_at();
-        self.stats.summary(now, &self.engine, self.page_bytes)
+        // With a write buffer, the window ends when the last buffered page
+        // has drained, not at the last acknowledgement: throughput is what
+        // the flash sustained.
+        let now = self
+            .replay
+            .drained_at()
+            .max(self.buffer.as_ref().map_or(0, WriteBuffer::drained_at));
+        let mut summary = self.stats.summary(now, &self.engine, self.page_bytes);
+        if let Some(b) = &self.buffer {
+            let (waits, wait_ns) = b.full_waits();
+            summary.write_buffer_pages = b.capacity_pages();
+            summary.write_buffer_read_hit_pages = b.read_hit_pages();
+            summary.write_buffer_full_waits = waits;
+            summary.write_buffer_wait_us_mean = if waits == 0 {
+                0.0
+            } else {
+                wait_ns as f64 / waits as f64 / 1e3
+            };
+        }
+        summary
     }
 }

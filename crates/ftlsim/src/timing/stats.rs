@@ -131,6 +131,12 @@ pub struct TimingSummary {
     /// (after its request's completion was computed).
     pub suspensions: u64,
     pub suspend_delay_us_mean: f64,
+    /// Write buffer (`timing.write_buffer_pages`): host read pages served
+    /// from it, writes that found it full, and their mean wait for room.
+    pub write_buffer_pages: u32,
+    pub write_buffer_read_hit_pages: u64,
+    pub write_buffer_full_waits: u64,
+    pub write_buffer_wait_us_mean: f64,
     #[serde(skip)]
     pub luns: Vec<LunRow>,
     #[serde(skip)]
@@ -391,6 +397,10 @@ impl TimingStats {
                 (0, _) => 0.0,
                 (n, ns) => ns as f64 / n as f64 / 1e3,
             },
+            write_buffer_pages: 0,
+            write_buffer_read_hit_pages: 0,
+            write_buffer_full_waits: 0,
+            write_buffer_wait_us_mean: 0.0,
             luns,
             channels,
             series: self.series.clone(),
