@@ -55,6 +55,28 @@ type PlotResult = Result<(), Box<dyn std::error::Error>>;
 /// An SVG line chart from x = 0 to the largest x, with a legend and
 /// `spec.markers`; lines without points are left out.
 pub fn line_chart(path: &Path, spec: &ChartSpec, lines: &[Line]) -> Result<()> {
+    stacked_line_charts(path, &[(spec, lines)])
+}
+
+/// Several line charts in one SVG, one above the other, each with its own
+/// axes (latency on a log axis above throughput on a linear one).
+pub fn stacked_line_charts(path: &Path, panels: &[(&ChartSpec, &[Line])]) -> Result<()> {
+    let root = SVGBackend::new(path, (900, 500 * panels.len().max(1) as u32)).into_drawing_area();
+    let areas = root.split_evenly((panels.len().max(1), 1));
+    let result = panels
+        .iter()
+        .zip(&areas)
+        .try_for_each(|((spec, lines), area)| line_panel(area, spec, lines))
+        .and_then(|()| Ok(root.present()?));
+    result.map_err(|e| anyhow::anyhow!("plot {}: {e}", path.display()))
+}
+
+/// One line chart from x = 0 to the largest x on `root`.
+fn line_panel(
+    root: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    spec: &ChartSpec,
+    lines: &[Line],
+) -> PlotResult {
     let positive = spec.y_scale == YScale::Log;
     let lines: Vec<Line> = lines
         .iter()
@@ -74,11 +96,10 @@ pub fn line_chart(path: &Path, spec: &ChartSpec, lines: &[Line]) -> Result<()> {
         .map(|p| p.0)
         .chain(spec.markers.iter().map(|m| m.x))
         .fold(1e-9, f64::max);
-    let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
-    let result = match spec.y_scale {
+    match spec.y_scale {
         YScale::Linear => {
             let y_max = points().map(|p| p.1).fold(1.0f64, f64::max) * 1.1;
-            draw_chart(&root, spec, &lines, 0.0..x_max, 0.0..y_max, (0.0, y_max))
+            draw_chart(root, spec, &lines, 0.0..x_max, 0.0..y_max, (0.0, y_max))
         }
         YScale::Log => {
             let y_min = points().map(|p| p.1).fold(f64::INFINITY, f64::min);
@@ -92,7 +113,7 @@ pub fn line_chart(path: &Path, spec: &ChartSpec, lines: &[Line]) -> Result<()> {
                 (1.0, 10.0)
             };
             draw_chart(
-                &root,
+                root,
                 spec,
                 &lines,
                 0.0..x_max,
@@ -100,8 +121,7 @@ pub fn line_chart(path: &Path, spec: &ChartSpec, lines: &[Line]) -> Result<()> {
                 (lo, hi),
             )
         }
-    };
-    result.map_err(|e| anyhow::anyhow!("plot {}: {e}", path.display()))
+    }
 }
 
 /// The body of `line_chart` for either y scale; `y_span` is the (low, high)
@@ -155,7 +175,6 @@ where
         .background_style(WHITE.mix(0.8))
         .border_style(BLACK)
         .draw()?;
-    root.present()?;
     Ok(())
 }
 

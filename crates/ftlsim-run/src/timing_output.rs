@@ -6,9 +6,9 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use ftlsim::timing::{LatencyRow, TimingMode};
 use ftlsim::{Config, Report};
-use plotters::prelude::{RGBColor, BLUE, CYAN, MAGENTA, RED};
+use plotters::prelude::{RGBColor, BLACK, BLUE, CYAN, GREEN, MAGENTA, RED};
 
-use crate::plot::{line_chart, ChartSpec, Line, YScale};
+use crate::plot::{stacked_line_charts, ChartSpec, Line, YScale};
 
 fn latency(
     mean: Option<f64>,
@@ -178,7 +178,8 @@ pub fn write_timing_outputs(dir: &Path, report: &Report) -> Result<()> {
 type Pick = fn(&LatencyRow) -> Option<f64>;
 
 /// Mean and p99 latency of reads and writes per window against simulated
-/// time, on a log axis. A last window with fewer requests than the others
+/// time, on a log axis; below it, the offered and served IOPS per window
+/// (open loop: arrivals against what the device took in). A last window with fewer requests than the others
 /// (what was left when the run ended, drained without a full queue behind it)
 /// is left out: its low latency would read as a drop. latency.csv keeps it,
 /// with its `window_requests`.
@@ -217,7 +218,26 @@ pub fn plot_latency(path: &Path, series: &[LatencyRow]) -> Result<()> {
         y_scale: YScale::Log,
         markers: &[],
     };
-    line_chart(path, &spec, &lines)
+    let rate = |label: &'static str, color, pick: fn(&LatencyRow) -> f64| Line {
+        label: label.into(),
+        color,
+        points: series
+            .iter()
+            .map(|r| (r.time_ns as f64 / 1e6, pick(r)))
+            .collect(),
+    };
+    let rates = [
+        rate("offered", BLACK, |r| r.offered_iops),
+        rate("served", GREEN, |r| r.iops),
+    ];
+    let rate_spec = ChartSpec {
+        title: "Offered and served IOPS",
+        x_desc: "simulated time (ms)",
+        y_desc: "requests per second",
+        y_scale: YScale::Linear,
+        markers: &[],
+    };
+    stacked_line_charts(path, &[(&spec, &lines), (&rate_spec, &rates)])
 }
 
 #[cfg(test)]
@@ -235,6 +255,7 @@ mod tests {
             write_latency_us_p99: Some(write_p99_us),
             gc_time_share: 0.0,
             window_requests,
+            offered_iops: 1000.0,
         }
     }
 

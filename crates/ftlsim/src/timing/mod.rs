@@ -279,7 +279,7 @@ impl Timer {
             ),
         };
         self.replay.complete(done_at);
-        if self.stats.record(op, pages, done_at - arrival_at, done_at) {
+        if self.stats.record(op, pages, arrival_at, done_at) {
             self.stats.close_window(issue_at, &self.engine);
         }
         Completion {

@@ -16,7 +16,8 @@ pub struct LatencyRow {
     pub requests: u64,
     /// Simulated time of the last issue in the window.
     pub time_ns: u64,
-    /// Requests per simulated second over the window.
+    /// Requests the device took in per simulated second over the window
+    /// (by issue time): the served rate.
     pub iops: f64,
     /// Latencies of the window's requests; empty when it had none of that kind.
     pub read_latency_us_mean: Option<f64>,
@@ -30,6 +31,10 @@ pub struct LatencyRow {
     /// readers can tell a partial window from a full one. Last so that the
     /// columns of latency.csv keep their order.
     pub window_requests: u64,
+    /// Requests that arrived per simulated second over the window (by
+    /// arrival time): the offered rate. Equal to `iops` in closed loop; in
+    /// open loop, above it while the device falls behind.
+    pub offered_iops: f64,
 }
 
 /// Busy fraction of one LUN over the measured window.
@@ -194,6 +199,9 @@ pub struct TimingStats {
     series_window: u64,
     window_requests: u64,
     window_started_at: u64,
+    /// Latest arrival so far, and the latest when the window opened.
+    last_arrival_at: u64,
+    window_arrivals_from: u64,
     window_lun_busy: (u64, u64),
     series: Vec<LatencyRow>,
 }
@@ -212,6 +220,8 @@ impl TimingStats {
             series_window: series_window.max(1),
             window_requests: 0,
             window_started_at: 0,
+            last_arrival_at: 0,
+            window_arrivals_from: 0,
             window_lun_busy: (0, 0),
             series: Vec::new(),
         }
@@ -220,7 +230,9 @@ impl TimingStats {
     /// Records a completed request. Returns true when a series window is full
     /// (the caller then calls `close_window`).
     #[inline]
-    pub fn record(&mut self, op: Op, pages: u32, latency_ns: u64, done_at: u64) -> bool {
+    pub fn record(&mut self, op: Op, pages: u32, arrival_at: u64, done_at: u64) -> bool {
+        let latency_ns = done_at - arrival_at;
+        self.last_arrival_at = self.last_arrival_at.max(arrival_at);
         match op {
             Op::Read => {
                 self.window_read.record(latency_ns);
@@ -253,14 +265,19 @@ impl TimingStats {
         let (busy, gc) = engine.lun_busy_totals();
         let (window_busy, window_gc) = (busy - self.window_lun_busy.0, gc - self.window_lun_busy.1);
         let elapsed = now.saturating_sub(self.window_started_at);
+        let arrivals_span = self.last_arrival_at - self.window_arrivals_from;
+        let per_sec = |span_ns: u64| {
+            if span_ns == 0 {
+                0.0
+            } else {
+                self.window_requests as f64 * 1e9 / span_ns as f64
+            }
+        };
         self.series.push(LatencyRow {
             requests: self.requests.iter().sum(),
             time_ns: now,
-            iops: if elapsed == 0 {
-                0.0
-            } else {
-                self.window_requests as f64 * 1e9 / elapsed as f64
-            },
+            iops: per_sec(elapsed),
+            offered_iops: per_sec(arrivals_span),
             read_latency_us_mean: mean(&self.window_read),
             read_latency_us_p99: p99(&self.window_read),
             write_latency_us_mean: mean(&self.window_write),
@@ -278,6 +295,7 @@ impl TimingStats {
         self.window_write = LogHistogram::default();
         self.window_requests = 0;
         self.window_started_at = now;
+        self.window_arrivals_from = self.last_arrival_at;
         self.window_lun_busy = (busy, gc);
     }
 
@@ -442,7 +460,7 @@ mod tests {
         let mut now_ns = start_ns;
         for i in 0..n {
             now_ns = start_ns + i * 1000;
-            if stats.record(Op::Write, 1, latency_ns, now_ns + latency_ns) {
+            if stats.record(Op::Write, 1, now_ns, now_ns + latency_ns) {
                 stats.close_window(now_ns, engine);
             }
         }
@@ -498,6 +516,23 @@ mod tests {
         assert_eq!(count_quantile(&counts, 1.0), 7);
         assert_eq!(count_max(&counts), 7);
         assert_eq!(count_quantile(&[0, 0], 0.5), 0);
+    }
+
+    #[test]
+    fn offered_rate_counts_arrivals_and_served_rate_counts_issues() {
+        let engine = engine();
+        let mut stats = TimingStats::new(100);
+        // Arrivals every 1 us, but the device takes one in every 2 us: it
+        // falls behind, and the window says so.
+        for i in 1..=100u64 {
+            let (arrival, issue) = (i * 1000, i * 2000);
+            if stats.record(Op::Read, 1, arrival, issue + 50_000) {
+                stats.close_window(issue, &engine);
+            }
+        }
+        let row = &stats.series[0];
+        assert!((row.offered_iops - 1e6).abs() < 1.0, "{}", row.offered_iops);
+        assert!((row.iops - 5e5).abs() < 1.0, "{}", row.iops);
     }
 
     #[test]
