@@ -584,3 +584,35 @@ fn bad_write_buffer_config_names_the_key() {
     c.ftl.write_buffer_pages = 64;
     assert!(Simulation::new(&c, &RunOptions::default()).is_ok());
 }
+
+/// Multi-plane reads: pages at the same offset on the planes of a LUN are
+/// sensed together (one tR), so saturated sequential reads of a filled
+/// device reach LUNs x planes / tR (the channels kept out of the way with a
+/// short transfer). The FTL's work is the same.
+#[test]
+fn multi_plane_reads_raise_the_read_bound() {
+    let mut c = device();
+    c.workload.kind = WorkloadType::Sequential;
+    c.workload.read_fraction = 1.0;
+    c.workload.requests = Some(100_000);
+    c.workload.warmup = Amount::Pages(0).into();
+    let t = timing(&mut c);
+    t.read_latency_us = 100.0;
+    t.transfer_us_per_page = 1.0;
+    t.queue_depth = 256;
+    let pages_per_sec =
+        |r: &Report| r.window.host_read_pages as f64 * 1e9 / r.timing.sim_time_ns.unwrap() as f64;
+    let one = go(&c);
+    c.device.planes_per_lun = 2;
+    let two = go(&c);
+    // 32 LUNs x 2 planes / 100 us.
+    let bound = 2.0 * params(&c).lun_read_bound_iops();
+    eprintln!(
+        "sequential reads: {:.0} pages/s with 1 plane, {:.0} with 2 (bound {bound:.0})",
+        pages_per_sec(&one),
+        pages_per_sec(&two)
+    );
+    assert!(within(pages_per_sec(&one), bound / 2.0, 0.02));
+    assert!(within(pages_per_sec(&two), bound, 0.03));
+    assert_eq!(two.window.host_read_pages, one.window.host_read_pages);
+}

@@ -128,6 +128,8 @@ struct Lun {
     /// pages it programs, when it starts and ends, and when the LUN could
     /// take pages for it (its predecessor's start).
     group: u32,
+    /// Whether that group is a multi-plane read (else a program).
+    group_read: bool,
     group_pages: u32,
     group_start: u64,
     group_end: u64,
@@ -315,6 +317,7 @@ impl Engine {
                     let lun = self.lun_of.rem(ppn) as usize;
                     let sensed = match self.suspend_ns {
                         Some(overheads) if !gc => self.read_suspending(lun, ready_at, overheads),
+                        _ if self.planes > 1 => self.read_multi_plane(lun, ppn, now, ready_at, gc),
                         _ => self.occupy_lun(lun, now, ready_at, self.read_ns, gc, false),
                     };
                     let end = self.transfer(self.luns[lun].channel, now, sensed);
@@ -436,7 +439,7 @@ impl Engine {
         let group = ppn / self.group_span;
         let channel = self.luns[lun].channel;
         let l = &self.luns[lun];
-        if l.group == group && l.group_pages < self.planes {
+        if l.group == group && !l.group_read && l.group_pages < self.planes {
             let movable_at = data_at.max(l.group_accepts_at);
             let moved = self.transfer(channel, now, movable_at);
             let l = &mut self.luns[lun];
@@ -451,6 +454,32 @@ impl Engine {
         self.start_program_group(lun, group, now, moved, gc)
     }
 
+    /// A read with more than one plane per LUN: it joins its LUN's last
+    /// scheduled operation when that is a read of the same group (same
+    /// block and offset, another plane) that has not started by the time
+    /// this one is ready, and is sensed with it (one tR); otherwise it
+    /// starts a read of its own. Returns when the page is sensed.
+    fn read_multi_plane(&mut self, lun: usize, ppn: u32, now: u64, ready_at: u64, gc: bool) -> u64 {
+        let group = ppn / self.group_span;
+        let l = &mut self.luns[lun];
+        if l.group == group
+            && l.group_read
+            && l.group_pages < self.planes
+            && ready_at <= l.group_start
+        {
+            l.group_pages += 1;
+            return l.group_end;
+        }
+        let end = self.occupy_lun(lun, now, ready_at, self.read_ns, gc, false);
+        let l = &mut self.luns[lun];
+        l.group = group;
+        l.group_read = true;
+        l.group_pages = 1;
+        l.group_start = l.accepts_at;
+        l.group_end = end;
+        end
+    }
+
     fn start_program_group(
         &mut self,
         lun: usize,
@@ -463,6 +492,7 @@ impl Engine {
         let end = self.occupy_lun(lun, now, moved, self.program_ns, gc, true);
         let l = &mut self.luns[lun];
         l.group = group;
+        l.group_read = false;
         l.group_pages = 1;
         l.group_start = l.accepts_at;
         l.group_end = end;
