@@ -5,7 +5,7 @@
 //! cold zones are new keys and a new policy here, not edits to GC.
 
 use super::free_pool::WearPreference;
-use crate::config::{Config, FrontierMode, PlacementName};
+use crate::config::{Config, FdpIsolation, FrontierMode, PlacementName};
 use crate::flash::NONE;
 
 /// What a frontier's pages are for.
@@ -69,6 +69,16 @@ pub struct Placement {
 
 impl Placement {
     pub fn from_config(cfg: &Config) -> Self {
+        if cfg.ftl.fdp {
+            // Handles are the streams; the isolation type is the GC scheme:
+            // initially isolated copies share one GC reclaim unit, persistently
+            // isolated copies go to their handle's own GC reclaim unit.
+            let scheme = match cfg.ftl.fdp_isolation {
+                FdpIsolation::Initially => Scheme::Separate,
+                FdpIsolation::Persistently => Scheme::Internal,
+            };
+            return Self::new(scheme, cfg.ftl.placement_ids());
+        }
         let scheme = match (cfg.ftl.placement, cfg.ftl.frontiers) {
             (PlacementName::Coldmap, _) => Scheme::Coldmap {
                 threshold: cfg.ftl.coldmap_threshold,
@@ -103,6 +113,10 @@ impl Placement {
 
     pub fn streams(&self) -> u16 {
         self.streams
+    }
+
+    pub fn scheme(&self) -> Scheme {
+        self.scheme
     }
 
     /// The frontiers this policy writes to, in index order.

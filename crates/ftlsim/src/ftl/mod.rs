@@ -23,6 +23,7 @@
 pub mod block_device;
 pub mod check;
 pub mod durability;
+pub mod fdp;
 pub mod fingerprint_index;
 pub mod free_pool;
 pub mod frontier;
@@ -40,7 +41,7 @@ use crate::flash::{BlockState, BlockTable, Geometry, Lpn, Ppn, NONE};
 use crate::metrics::{Counters, LogHistogram, StreamCounters, WearSummary};
 use crate::rng;
 use free_pool::FreePool;
-use frontier::{Frontier, FrontierKey, GcPage, Placement};
+use frontier::{Frontier, FrontierKey, GcPage, Placement, Scheme};
 use sharing::Sharing;
 use victim::{VictimIndex, VictimPolicy};
 
@@ -168,18 +169,32 @@ pub struct Ssd {
     ops: Option<Vec<FlashOp>>,
     /// The flash image, journal and checkpoints, when power-loss tracking is on.
     pub(crate) durability: Option<Box<durability::Durability>>,
+    /// Flash blocks per erase unit: the blocks of a reclaim unit under FDP
+    /// (the FTL's `geo` then counts reclaim units as blocks), else 1.
+    erase_unit_blocks: u32,
+    /// NVMe FDP state (`ftl.fdp`), when on.
+    pub(crate) fdp: Option<fdp::Fdp>,
 }
 
 impl Ssd {
     /// Builds an erased device. The config must have passed `Config::validate`.
     pub fn new(cfg: &Config, options: &SsdOptions) -> Result<Self, SimError> {
         cfg.validate()?;
-        let geo = Geometry::from_config(&cfg.device);
+        let mut geo = Geometry::from_config(&cfg.device);
+        // Under FDP a reclaim unit is written and erased as one, so the FTL
+        // sees it as one block of `fdp_ru_blocks` flash blocks. A reclaim
+        // unit's blocks are consecutive, so a page's number is the same in
+        // either view and the timing model's page layout does not change.
+        let erase_unit_blocks = cfg.ftl.erase_unit_blocks();
+        geo.pages_per_block *= erase_unit_blocks;
+        geo.blocks /= erase_unit_blocks;
         let logical_pages =
             u32::try_from(cfg.logical_pages()).expect("validated: pages fit in u32");
         let physical = geo.physical_pages() as usize;
         let placement = Placement::from_config(cfg);
         let frontiers = placement.frontiers();
+        let per_stream_survival =
+            cfg.ftl.placement_ids() > 1 || placement.scheme() == Scheme::Internal;
         let blocks = BlockTable::new(geo.blocks);
         let mut pool = FreePool::default();
         for b in 0..geo.blocks {
@@ -226,11 +241,10 @@ impl Ssd {
             min_usable_blocks,
             gc_buffer: Vec::with_capacity(ppb as usize),
             counters: Counters::default(),
-            stream_counters: vec![StreamCounters::default(); usize::from(cfg.ftl.streams.max(1))],
+            stream_counters: vec![StreamCounters::default(); usize::from(cfg.ftl.placement_ids())],
             survival: options.survival.then(LogHistogram::default),
-            stream_survival: (options.survival
-                && (cfg.ftl.streams > 1 || cfg.ftl.internal_streams))
-                .then(|| vec![LogHistogram::default(); 2 * usize::from(cfg.ftl.streams.max(1))]),
+            stream_survival: (options.survival && per_stream_survival)
+                .then(|| vec![LogHistogram::default(); 2 * usize::from(cfg.ftl.placement_ids())]),
             ops: None,
             sharing: cfg.sharing().then(|| {
                 Sharing::new(
@@ -241,6 +255,8 @@ impl Ssd {
                 )
             }),
             durability: None,
+            erase_unit_blocks,
+            fdp: cfg.ftl.fdp.then(|| fdp::Fdp::from_config(cfg)),
         };
         if cfg.ftl.power_loss_tracking() {
             ssd.durability = Some(Box::new(durability::Durability::new(cfg)));
@@ -262,12 +278,14 @@ impl Ssd {
         self.now
     }
 
+    /// Flash blocks in the free pool (whole reclaim units under FDP).
     pub fn free_blocks(&self) -> u32 {
-        self.pool.len()
+        self.pool.len() * self.erase_unit_blocks
     }
 
+    /// Flash blocks retired at the P/E limit (whole reclaim units under FDP).
     pub fn retired_blocks(&self) -> u32 {
-        self.retired
+        self.retired * self.erase_unit_blocks
     }
 
     pub fn erase_counts(&self) -> &[u32] {
@@ -307,7 +325,7 @@ impl Ssd {
     /// content tracking is on.
     #[inline]
     pub fn write_page(&mut self, lpn: u64, stream: u16, content: u64) -> Result<(), SimError> {
-        self.check_stream(stream)?;
+        let stream = self.resolve_stream(stream)?;
         self.write_page_of_stream(lpn, stream, content)
     }
 
@@ -361,10 +379,38 @@ impl Ssd {
         if stream < self.placement.streams() {
             Ok(())
         } else {
-            Err(SimError::BadRequest(format!(
-                "stream {stream} is not below ftl.streams = {}",
-                self.placement.streams()
-            )))
+            Err(self.bad_stream(stream))
+        }
+    }
+
+    #[cold]
+    fn bad_stream(&self, stream: u16) -> SimError {
+        SimError::BadRequest(format!(
+            "stream {stream} is not below ftl.streams = {}",
+            self.placement.streams()
+        ))
+    }
+
+    /// The stream a write of `stream` goes to: itself when the device has
+    /// it; under FDP an invalid placement id falls back to handle 0 and is
+    /// counted (as the spec has it); otherwise an error.
+    #[inline]
+    pub(crate) fn resolve_stream(&mut self, stream: u16) -> Result<u16, SimError> {
+        if stream < self.placement.streams() {
+            Ok(stream)
+        } else {
+            self.invalid_stream(stream)
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn invalid_stream(&mut self, stream: u16) -> Result<u16, SimError> {
+        if self.fdp.is_some() {
+            self.counters.fdp_invalid_placement_ids += 1;
+            Ok(0)
+        } else {
+            Err(self.bad_stream(stream))
         }
     }
 
@@ -688,7 +734,7 @@ impl Ssd {
         let retires = self.pe_limit > 0 && erases_after >= self.pe_limit;
         if retires
             && (self.geo.blocks - self.retired - 1 < self.min_usable_blocks
-                || self.gc_room_pages() < u64::from(valid))
+                || self.gc_room_pages_for(self.blocks.stream[v]) < u64::from(valid))
         {
             self.victims.insert(victim, &self.blocks);
             return Err(SimError::EndOfLife {
@@ -793,6 +839,23 @@ impl Ssd {
         Ok(())
     }
 
+    /// `gc_room_pages` for a victim of `origin_stream`: under persistent
+    /// FDP isolation only its handle's GC frontier may take its copies.
+    fn gc_room_pages_for(&self, origin_stream: u16) -> u64 {
+        if !self.persistently_isolated() {
+            return self.gc_room_pages();
+        }
+        let f = self.placement.gc_frontier(GcPage { refs: 1, age: 0 }, 0.0, origin_stream);
+        let block = self.frontiers[f].block;
+        let ppb = self.geo.pages_per_block;
+        let open = if block == NONE {
+            0
+        } else {
+            u64::from(ppb - self.blocks.write_ptr[block as usize])
+        };
+        open + u64::from(self.pool.len()) * u64::from(ppb)
+    }
+
     /// Pages GC could program without a block from its victim: free room in
     /// the GC destination frontiers plus every free block.
     fn gc_room_pages(&self) -> u64 {
@@ -816,7 +879,9 @@ impl Ssd {
     /// victim's copies opened holds more pages than the victim had valid.
     #[inline(always)]
     fn gc_destination(&self, frontier: usize) -> usize {
-        if !self.pool.is_empty() || self.has_room(frontier) {
+        if !self.pool.is_empty() || self.has_room(frontier) || self.persistently_isolated() {
+            // Persistently isolated FDP handles never lend a copy another
+            // handle's reclaim unit: with no room the device is full.
             return frontier;
         }
         self.placement
@@ -839,9 +904,18 @@ impl Ssd {
         self.blocks.write_ptr[b] = 0;
         self.blocks.owner[b] = NONE;
         self.blocks.erase_count[b] += 1;
-        self.counters.erase_count += 1;
+        // Counted in flash blocks: a reclaim unit erases all of its own.
+        self.counters.erase_count += u64::from(self.erase_unit_blocks);
         self.erases_since_wl_check += 1;
-        self.log(FlashOp::Erase { block });
+        if self.erase_unit_blocks == 1 {
+            self.log(FlashOp::Erase { block });
+        } else {
+            for i in 0..self.erase_unit_blocks {
+                self.log(FlashOp::Erase {
+                    block: block * self.erase_unit_blocks + i,
+                });
+            }
+        }
         if let Some(d) = &mut self.durability {
             d.on_reclaimed(block, self.blocks.erase_count[b]);
         }
