@@ -11,9 +11,7 @@
 
 use std::collections::HashMap;
 
-use ftlsim::config::{
-    Amount, Config, FdpIsolation, FrontierMode, GcPolicyName, WorkloadType,
-};
+use ftlsim::config::{Amount, Config, FdpIsolation, FrontierMode, GcPolicyName, WorkloadType};
 use ftlsim::host::{lba_streams::LbaStreamsConfig, LayerConfig};
 use ftlsim::{run, BlockDevice, Op, Report, Request, RunOptions, Ssd, SsdOptions};
 use proptest::prelude::*;
@@ -38,7 +36,11 @@ fn tiny_fdp(isolation: FdpIsolation, ru_blocks: u32, policy: GcPolicyName) -> Co
 #[derive(Debug, Clone)]
 enum Step {
     /// A write of `pages` pages at an LPN with a placement id (possibly invalid).
-    Write { lpn: u64, pages: u32, pid: u16 },
+    Write {
+        lpn: u64,
+        pages: u32,
+        pid: u16,
+    },
     Trim(u64),
     Read(u64),
 }
@@ -117,7 +119,10 @@ fn drive(cfg: &Config, steps: &[Step]) -> Result<(), TestCaseError> {
     }
     ssd.check_invariants()
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
-    prop_assert!(ssd.counters.gc_count > 0, "no GC ran: the test shows nothing");
+    prop_assert!(
+        ssd.counters.gc_count > 0,
+        "no GC ran: the test shows nothing"
+    );
     prop_assert_eq!(ssd.counters.fdp_invalid_placement_ids, invalid_writes);
     for lpn in 0..logical {
         let expected = model.get(&lpn).copied();

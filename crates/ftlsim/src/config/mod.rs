@@ -338,9 +338,12 @@ impl Config {
         let spare_pages = self.physical_pages() - self.logical_pages();
         let needed_blocks = u64::from(self.frontier_count()) + 1;
         // GC reclaims whole erase units: reclaim units under FDP, else blocks.
-        let unit_pages =
-            u64::from(d.pages_per_block) * u64::from(self.ftl.erase_unit_blocks());
-        let unit = if self.ftl.fdp { "reclaim units" } else { "blocks" };
+        let unit_pages = u64::from(d.pages_per_block) * u64::from(self.ftl.erase_unit_blocks());
+        let unit = if self.ftl.fdp {
+            "reclaim units"
+        } else {
+            "blocks"
+        };
         if !d.zoned && spare_pages < needed_blocks * unit_pages {
             return Err(ConfigError::new(
                 "device.spare_factor",

@@ -85,5 +85,4 @@ impl Ssd {
         self.close_block(block);
         Ok(())
     }
-
 }

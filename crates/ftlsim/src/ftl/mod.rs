@@ -845,7 +845,9 @@ impl Ssd {
         if !self.persistently_isolated() {
             return self.gc_room_pages();
         }
-        let f = self.placement.gc_frontier(GcPage { refs: 1, age: 0 }, 0.0, origin_stream);
+        let f = self
+            .placement
+            .gc_frontier(GcPage { refs: 1, age: 0 }, 0.0, origin_stream);
         let block = self.frontiers[f].block;
         let ppb = self.geo.pages_per_block;
         let open = if block == NONE {
