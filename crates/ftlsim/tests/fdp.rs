@@ -45,12 +45,13 @@ enum Step {
     Read(u64),
 }
 
-fn steps(logical: u64) -> impl Strategy<Value = Vec<Step>> {
+/// Steps on `logical` pages with placement ids `0..=ids` (`ids` is invalid).
+fn steps(logical: u64, ids: u16) -> impl Strategy<Value = Vec<Step>> {
     // Skewed LPNs (a quarter of the space takes most writes) so that
     // reclaim units die unevenly and GC has copies to route.
     let lpn = prop_oneof![3 => 0..logical / 4, 1 => 0..logical];
     let step = prop_oneof![
-        8 => (lpn.clone(), 1u32..4, 0..HANDLES + 1)
+        8 => (lpn.clone(), 1u32..4, 0..ids + 1)
             .prop_map(|(lpn, pages, pid)| Step::Write { lpn, pages, pid }),
         1 => lpn.clone().prop_map(Step::Trim),
         2 => lpn.prop_map(Step::Read),
@@ -59,7 +60,9 @@ fn steps(logical: u64) -> impl Strategy<Value = Vec<Step>> {
 }
 
 /// Runs the steps on the device and on the model (LPN → content tag and
-/// the handle that wrote it); checks reads, isolation and invariants.
+/// the placement id that wrote it); checks reads, isolation (each reclaim
+/// unit holds one handle's data, in that handle's reclaim group) and
+/// invariants.
 fn drive(cfg: &Config, steps: &[Step]) -> Result<(), TestCaseError> {
     let mut ssd = Ssd::new(
         cfg,
@@ -71,6 +74,10 @@ fn drive(cfg: &Config, steps: &[Step]) -> Result<(), TestCaseError> {
     .expect("valid config");
     let logical = u64::from(ssd.logical_pages());
     let persistent = cfg.ftl.fdp_isolation == FdpIsolation::Persistently;
+    let ids = cfg.ftl.placement_ids();
+    let ru_pages = cfg.device.pages_per_block * cfg.ftl.fdp_ru_blocks;
+    let group_units = cfg.device.blocks / cfg.ftl.fdp_ru_blocks / cfg.ftl.fdp_reclaim_groups;
+    let group_of_ppn = |ppn: u32| ppn / ru_pages / group_units;
     let mut model: HashMap<u64, (u64, u16)> = HashMap::new();
     let mut tag = 0u64;
     let mut invalid_writes = 0u64;
@@ -87,8 +94,8 @@ fn drive(cfg: &Config, steps: &[Step]) -> Result<(), TestCaseError> {
                 ssd.submit(&req)
                     .map_err(|e| TestCaseError::fail(format!("step {i}: {e}")))?;
                 // An unknown placement id writes through handle 0.
-                let handle = if pid < HANDLES { pid } else { 0 };
-                invalid_writes += u64::from(pid >= HANDLES);
+                let handle = if pid < ids { pid } else { 0 };
+                invalid_writes += u64::from(pid >= ids);
                 for p in 0..pages {
                     tag += 1;
                     model.insert(lpn + u64::from(p), (tag, handle));
@@ -131,6 +138,13 @@ fn drive(cfg: &Config, steps: &[Step]) -> Result<(), TestCaseError> {
         let (Some((_, handle)), Some(ppn)) = (expected, ssd.lookup(lpn)) else {
             continue;
         };
+        prop_assert_eq!(
+            group_of_ppn(ppn),
+            u32::from(handle / HANDLES),
+            "LPN {} written through placement id {} left its reclaim group",
+            lpn,
+            handle
+        );
         // Every reclaim unit belongs to one handle: its host unit or (when
         // persistently isolated) its GC unit. Initially isolated handles
         // share the GC unit, so only host units are checked there.
@@ -154,7 +168,7 @@ proptest! {
 
     #[test]
     fn persistently_isolated_handles_never_share_a_reclaim_unit(
-        s in steps(716),
+        s in steps(716, HANDLES),
         ru_blocks in prop_oneof![Just(1u32), Just(2), Just(4)],
         cost_benefit in any::<bool>(),
     ) {
@@ -165,7 +179,7 @@ proptest! {
 
     #[test]
     fn initially_isolated_handles_keep_host_data_apart(
-        s in steps(716),
+        s in steps(716, HANDLES),
         ru_blocks in prop_oneof![Just(1u32), Just(2), Just(4)],
     ) {
         let cfg = tiny_fdp(FdpIsolation::Initially, ru_blocks, GcPolicyName::Greedy);
@@ -173,10 +187,36 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// Two reclaim groups: each placement id writes to its group, and GC
+    /// of each group keeps the group's data (spare 0.5 so that either
+    /// group can hold its random share of the live data).
+    #[test]
+    fn reclaim_groups_keep_their_data(
+        s in steps(512, 2 * HANDLES),
+        ru_blocks in prop_oneof![Just(1u32), Just(2)],
+        persistent in any::<bool>(),
+    ) {
+        let isolation = if persistent { FdpIsolation::Persistently } else { FdpIsolation::Initially };
+        let mut cfg = tiny_fdp(isolation, ru_blocks, GcPolicyName::Greedy);
+        cfg.device.spare_factor = 0.5;
+        cfg.ftl.fdp_reclaim_groups = 2;
+        cfg.validate().expect("valid config");
+        drive(&cfg, &s)?;
+    }
+}
+
 #[test]
-fn tiny_device_has_the_logical_space_the_strategy_assumes() {
+fn tiny_devices_have_the_logical_space_the_strategies_assume() {
     let cfg = tiny_fdp(FdpIsolation::Persistently, 2, GcPolicyName::Greedy);
     assert_eq!(cfg.logical_pages(), 716);
+    let mut two = cfg.clone();
+    two.device.spare_factor = 0.5;
+    two.ftl.fdp_reclaim_groups = 2;
+    assert_eq!(two.logical_pages(), 512);
+    assert_eq!(two.ftl.placement_ids(), 2 * HANDLES);
 }
 
 /// Hot/cold 90/10 at Sf 0.10 on 1024 blocks of 64 pages, cost-benefit GC; `handles` 2 puts

@@ -102,10 +102,12 @@ pub struct FtlConfig {
     /// write (`Request::stream`) picks a reclaim unit handle; reclaim units
     /// of `fdp_ru_blocks` blocks are written and erased as one.
     pub fdp: bool,
-    /// Reclaim groups (FDP). Only 1 is modelled so far.
+    /// Reclaim groups (FDP): the device's reclaim units split into this
+    /// many groups of consecutive units, each with its own free pool and GC.
     pub fdp_reclaim_groups: u32,
-    /// Reclaim unit handles (FDP): placement ids `0..fdp_handles`; any
-    /// other id falls back to handle 0 and is counted.
+    /// Reclaim unit handles (FDP), in every reclaim group: placement id
+    /// `group * fdp_handles + handle`; any id beyond falls back to
+    /// handle 0 of group 0 and is counted.
     pub fdp_handles: u16,
     /// Blocks per reclaim unit (FDP): the unit GC reclaims and erases.
     pub fdp_ru_blocks: u32,
@@ -129,10 +131,13 @@ impl FtlConfig {
         }
     }
 
-    /// Host streams, or under FDP the valid placement ids (handles).
+    /// Host streams, or under FDP the valid placement ids: a handle in
+    /// each reclaim group, id = group × fdp_handles + handle (checked to
+    /// fit in 16 bits by `Config::validate`).
     pub fn placement_ids(&self) -> u16 {
         if self.fdp {
-            self.fdp_handles.max(1)
+            let ids = u32::from(self.fdp_handles.max(1)) * self.fdp_reclaim_groups.max(1);
+            u16::try_from(ids).unwrap_or(u16::MAX)
         } else {
             self.streams.max(1)
         }

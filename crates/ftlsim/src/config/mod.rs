@@ -101,10 +101,11 @@ impl Config {
     pub fn frontier_count(&self) -> u32 {
         let streams = u32::from(self.ftl.placement_ids());
         if self.ftl.fdp {
-            // A host reclaim unit per handle, and GC reclaim units: one
-            // shared (initially isolated) or one per handle (persistently).
+            // A host reclaim unit per handle, and GC reclaim units: one per
+            // reclaim group (initially isolated) or one per handle
+            // (persistently). `streams` counts the handles of every group.
             return match self.ftl.fdp_isolation {
-                FdpIsolation::Initially => streams + 1,
+                FdpIsolation::Initially => streams + self.ftl.fdp_reclaim_groups.max(1),
                 FdpIsolation::Persistently => 2 * streams,
             };
         }
@@ -192,13 +193,10 @@ impl Config {
     /// and none of the modes that place data their own way.
     fn validate_fdp(&self) -> Result<(), ConfigError> {
         let (d, f) = (&self.device, &self.ftl);
-        if f.fdp_reclaim_groups != 1 {
+        if f.fdp_reclaim_groups == 0 {
             return Err(ConfigError::new(
                 "ftl.fdp_reclaim_groups",
-                format!(
-                    "{}: only one reclaim group is modelled so far (GC per reclaim group is not implemented)",
-                    f.fdp_reclaim_groups
-                ),
+                "0 reclaim groups: FDP needs at least 1",
             ));
         }
         if f.fdp_handles == 0 {
@@ -207,12 +205,31 @@ impl Config {
                 "0 reclaim unit handles: FDP needs at least 1 (handle 0 is the default)",
             ));
         }
+        if u32::from(f.fdp_handles) * f.fdp_reclaim_groups > u32::from(u16::MAX) {
+            return Err(ConfigError::new(
+                "ftl.fdp_handles",
+                format!(
+                    "{} handles in {} reclaim groups exceed the 65535 placement ids of 16 bits",
+                    f.fdp_handles, f.fdp_reclaim_groups
+                ),
+            ));
+        }
         if f.fdp_ru_blocks == 0 || !d.blocks.is_multiple_of(f.fdp_ru_blocks) {
             return Err(ConfigError::new(
                 "ftl.fdp_ru_blocks",
                 format!(
                     "{} does not divide device.blocks = {} into whole reclaim units",
                     f.fdp_ru_blocks, d.blocks
+                ),
+            ));
+        }
+        let units = d.blocks / f.fdp_ru_blocks;
+        if !units.is_multiple_of(f.fdp_reclaim_groups) {
+            return Err(ConfigError::new(
+                "ftl.fdp_reclaim_groups",
+                format!(
+                    "{} does not divide the {units} reclaim units (device.blocks / ftl.fdp_ru_blocks) into equal groups",
+                    f.fdp_reclaim_groups
                 ),
             ));
         }
@@ -336,7 +353,14 @@ impl Config {
             self.validate_zoned()?;
         }
         let spare_pages = self.physical_pages() - self.logical_pages();
-        let needed_blocks = u64::from(self.frontier_count()) + 1;
+        // One unit beyond the open ones for GC to reclaim into (in each
+        // FDP reclaim group).
+        let gc_groups = if self.ftl.fdp {
+            self.ftl.fdp_reclaim_groups.max(1)
+        } else {
+            1
+        };
+        let needed_blocks = u64::from(self.frontier_count()) + u64::from(gc_groups);
         // GC reclaims whole erase units: reclaim units under FDP, else blocks.
         let unit_pages = u64::from(d.pages_per_block) * u64::from(self.ftl.erase_unit_blocks());
         let unit = if self.ftl.fdp {

@@ -44,13 +44,6 @@ impl Ssd {
         self.fdp.as_ref()
     }
 
-    /// Whether FDP handles are persistently isolated: GC copies never leave
-    /// the reclaim units of the handle that wrote the data.
-    #[inline]
-    pub(crate) fn persistently_isolated(&self) -> bool {
-        matches!(&self.fdp, Some(f) if f.isolation == FdpIsolation::Persistently)
-    }
-
     /// Whether the block (the reclaim unit under FDP) holding `ppn` was
     /// opened by GC (a GC reclaim unit) rather than by a host handle.
     pub fn block_is_gc(&self, ppn: Ppn) -> bool {

@@ -128,7 +128,13 @@ pub struct Ssd {
     pub(crate) content: Option<Vec<u64>>,
     pub(crate) blocks: BlockTable,
     pub(crate) pool: FreePool,
+    /// Full blocks GC may choose: those of reclaim group 0 (all blocks
+    /// without FDP reclaim groups) ...
     pub(crate) victims: VictimIndex,
+    /// ... and those of reclaim groups 1.. under FDP (empty otherwise).
+    pub(crate) group_victims: Vec<VictimIndex>,
+    /// Blocks per reclaim group: all of them without FDP reclaim groups.
+    pub(crate) group_blocks: u32,
     pub(crate) frontiers: Vec<Frontier>,
     pub(crate) placement: Placement,
     gc_rng: Xoshiro256PlusPlus,
@@ -196,7 +202,13 @@ impl Ssd {
         let per_stream_survival =
             cfg.ftl.placement_ids() > 1 || placement.scheme() == Scheme::Internal;
         let blocks = BlockTable::new(geo.blocks);
-        let mut pool = FreePool::default();
+        let groups = if cfg.ftl.fdp {
+            cfg.ftl.fdp_reclaim_groups.max(1)
+        } else {
+            1
+        };
+        let group_blocks = geo.blocks / groups;
+        let mut pool = FreePool::new(groups, group_blocks);
         for b in 0..geo.blocks {
             pool.insert(b, 0);
         }
@@ -223,6 +235,16 @@ impl Ssd {
                 geo.blocks,
                 ppb,
             ),
+            group_victims: (1..groups)
+                .map(|_| {
+                    VictimIndex::new(
+                        VictimPolicy::from_config(cfg.ftl.gc_policy, cfg.ftl.gc_choices),
+                        geo.blocks,
+                        ppb,
+                    )
+                })
+                .collect(),
+            group_blocks,
             frontiers,
             placement,
             gc_rng: rng::stream(cfg.workload.seed, "gc"),
@@ -535,7 +557,13 @@ impl Ssd {
         self.blocks.valid[b] -= 1;
         self.valid_bits[(old.ppn / 64) as usize] &= !(1u64 << (old.ppn % 64));
         if self.blocks.state[b] == BlockState::Full {
-            self.victims.on_invalidate(block, self.blocks.valid[b]);
+            victim_index(
+                &mut self.victims,
+                &mut self.group_victims,
+                self.group_blocks,
+                block,
+            )
+            .on_invalidate(block, self.blocks.valid[b]);
         }
         if let Some(h) = &mut self.survival {
             let age = u64::from((self.now as u32).wrapping_sub(old.written_at));
@@ -607,7 +635,7 @@ impl Ssd {
         self.frontiers[owner].block = NONE;
         self.blocks.state[b] = BlockState::Full;
         self.blocks.owner[b] = NONE;
-        self.victims.insert(block, &self.blocks);
+        self.victim_insert(block);
     }
 
     #[inline]
@@ -621,7 +649,7 @@ impl Ssd {
     #[inline]
     fn next_page(&mut self, frontier: usize, host: bool) -> Result<Ppn, SimError> {
         if !self.has_room(frontier) {
-            if host && self.pool.len() <= self.gc_low {
+            if host && self.pool.len_in(self.frontiers[frontier].group) <= self.gc_low {
                 self.collect(frontier)?;
             }
             if !self.has_room(frontier) {
@@ -636,7 +664,8 @@ impl Ssd {
     }
 
     fn open_block(&mut self, frontier: usize) -> Result<(), SimError> {
-        let Some(block) = self.pool.take(self.frontiers[frontier].wear) else {
+        let f = &self.frontiers[frontier];
+        let Some(block) = self.pool.take(f.group, f.wear) else {
             return Err(self.full_error());
         };
         let b = block as usize;
@@ -672,7 +701,7 @@ impl Ssd {
             }
         } else {
             SimError::DeviceFull {
-                closed_blocks: self.victims.len(),
+                closed_blocks: self.victims_len(),
                 free_blocks: self.pool.len(),
             }
         }
@@ -684,16 +713,14 @@ impl Ssd {
     /// every block without gaining space means the device is full.
     fn collect(&mut self, frontier: usize) -> Result<(), SimError> {
         let mut fruitless = 0u32;
+        // Under FDP a handle's reclaim group collects its own victims.
+        let group = self.frontiers[frontier].group;
         loop {
-            if self.pool.len() > self.gc_high
-                || (self.has_room(frontier) && self.pool.len() >= self.gc_low)
-            {
+            let free = self.pool.len_in(group);
+            if free > self.gc_high || (self.has_room(frontier) && free >= self.gc_low) {
                 return Ok(());
             }
-            let Some(victim) = self
-                .victims
-                .choose(&self.blocks, &mut self.gc_rng, self.now)
-            else {
+            let Some(victim) = self.choose_victim(group) else {
                 return Err(self.full_error());
             };
             let valid = self.blocks.valid[victim as usize];
@@ -703,9 +730,9 @@ impl Ssd {
                 // policies may have chosen badly, so give them one full pass.
                 fruitless += 1;
                 if self.victims.policy() == VictimPolicy::Greedy || fruitless > self.geo.blocks {
-                    self.victims.insert(victim, &self.blocks);
+                    self.victim_insert(victim);
                     return Err(SimError::DeviceFull {
-                        closed_blocks: self.victims.len(),
+                        closed_blocks: self.victims_len(),
                         free_blocks: self.pool.len(),
                     });
                 }
@@ -734,9 +761,9 @@ impl Ssd {
         let retires = self.pe_limit > 0 && erases_after >= self.pe_limit;
         if retires
             && (self.geo.blocks - self.retired - 1 < self.min_usable_blocks
-                || self.gc_room_pages_for(self.blocks.stream[v]) < u64::from(valid))
+                || self.gc_room_pages_for(victim) < u64::from(valid))
         {
-            self.victims.insert(victim, &self.blocks);
+            self.victim_insert(victim);
             return Err(SimError::EndOfLife {
                 retired_blocks: self.retired,
             });
@@ -839,12 +866,14 @@ impl Ssd {
         Ok(())
     }
 
-    /// `gc_room_pages` for a victim of `origin_stream`: under persistent
-    /// FDP isolation only its handle's GC frontier may take its copies.
-    fn gc_room_pages_for(&self, origin_stream: u16) -> u64 {
-        if !self.persistently_isolated() {
+    /// `gc_room_pages` for `victim`: under FDP only one GC frontier may
+    /// take its copies (its handle's, or its reclaim group's), with the
+    /// free blocks of its reclaim group.
+    fn gc_room_pages_for(&self, victim: u32) -> u64 {
+        if self.fdp.is_none() {
             return self.gc_room_pages();
         }
+        let origin_stream = self.blocks.stream[victim as usize];
         let f = self
             .placement
             .gc_frontier(GcPage { refs: 1, age: 0 }, 0.0, origin_stream);
@@ -855,7 +884,7 @@ impl Ssd {
         } else {
             u64::from(ppb - self.blocks.write_ptr[block as usize])
         };
-        open + u64::from(self.pool.len()) * u64::from(ppb)
+        open + u64::from(self.pool.len_in(self.frontiers[f].group)) * u64::from(ppb)
     }
 
     /// Pages GC could program without a block from its victim: free room in
@@ -881,9 +910,10 @@ impl Ssd {
     /// victim's copies opened holds more pages than the victim had valid.
     #[inline(always)]
     fn gc_destination(&self, frontier: usize) -> usize {
-        if !self.pool.is_empty() || self.has_room(frontier) || self.persistently_isolated() {
-            // Persistently isolated FDP handles never lend a copy another
-            // handle's reclaim unit: with no room the device is full.
+        if !self.pool.is_empty() || self.has_room(frontier) || self.fdp.is_some() {
+            // FDP never lends a copy another handle's or reclaim group's
+            // unit; it needs none: a victim's copies all go to one frontier,
+            // and the victim's erase freed a unit of its group.
             return frontier;
         }
         self.placement
@@ -933,7 +963,8 @@ impl Ssd {
     /// Valid pages of the next GC victim, when the policy can tell without
     /// choosing (greedy); otherwise a full block, the worst case.
     pub fn next_victim_valid_pages(&mut self) -> u32 {
-        self.victims
+        let group = self.pool.neediest_group();
+        self.group_victims_mut(group)
             .peek_min_valid()
             .unwrap_or(self.geo.pages_per_block)
     }
@@ -942,18 +973,18 @@ impl Ssd {
     /// `target_free` blocks and a victim would gain space. Returns whether it
     /// reclaimed one. The timing model calls this while the device is idle.
     pub fn collect_in_background(&mut self, target_free: u32) -> Result<bool, SimError> {
-        if self.pool.len() >= target_free {
+        // Under FDP reclaim groups: the group with the fewest free units,
+        // against its share of the target.
+        let group = self.pool.neediest_group();
+        if self.pool.len_in(group) * self.pool.groups() >= target_free {
             return Ok(false);
         }
-        let Some(victim) = self
-            .victims
-            .choose(&self.blocks, &mut self.gc_rng, self.now)
-        else {
+        let Some(victim) = self.choose_victim(group) else {
             return Ok(false);
         };
         if self.blocks.valid[victim as usize] == self.geo.pages_per_block {
             // Nothing to gain now; leave it for later.
-            self.victims.insert(victim, &self.blocks);
+            self.victim_insert(victim);
             return Ok(false);
         }
         self.reclaim(victim, Reclaim::Gc)?;
@@ -987,8 +1018,75 @@ impl Ssd {
         if coldest == NONE || max_erases - coldest_erases <= self.wl_threshold {
             return Ok(());
         }
-        self.victims.remove(coldest, &self.blocks);
+        victim_index(
+            &mut self.victims,
+            &mut self.group_victims,
+            self.group_blocks,
+            coldest,
+        )
+        .remove(coldest, &self.blocks);
         self.reclaim(coldest, Reclaim::WearLeveling)
+    }
+
+    /// Puts a full block into its reclaim group's victim index.
+    #[inline]
+    fn victim_insert(&mut self, block: u32) {
+        victim_index(
+            &mut self.victims,
+            &mut self.group_victims,
+            self.group_blocks,
+            block,
+        )
+        .insert(block, &self.blocks);
+    }
+
+    /// GC's next victim in reclaim group `group` (0 without FDP).
+    #[inline]
+    fn choose_victim(&mut self, group: u32) -> Option<u32> {
+        let index = match group {
+            0 => &mut self.victims,
+            g => &mut self.group_victims[g as usize - 1],
+        };
+        index.choose(&self.blocks, &mut self.gc_rng, self.now)
+    }
+
+    fn group_victims_mut(&mut self, group: u32) -> &mut VictimIndex {
+        match group {
+            0 => &mut self.victims,
+            g => &mut self.group_victims[g as usize - 1],
+        }
+    }
+
+    /// Full blocks in every victim index.
+    pub(crate) fn victims_len(&self) -> u32 {
+        self.victims.len() + self.group_victims.iter().map(VictimIndex::len).sum::<u32>()
+    }
+
+    /// The victim index holding `block` (its reclaim group's).
+    pub(crate) fn victim_index_of(&self, block: u32) -> &VictimIndex {
+        if block < self.group_blocks {
+            &self.victims
+        } else {
+            &self.group_victims[(block / self.group_blocks) as usize - 1]
+        }
+    }
+}
+
+/// The victim index of `block`'s reclaim group: `first` for group 0 (every
+/// block without FDP reclaim groups, so one compare and no division),
+/// `others[g - 1]` for group g. Fields, not `&mut self`, so that callers
+/// can pass the block table beside it.
+#[inline(always)]
+fn victim_index<'a>(
+    first: &'a mut VictimIndex,
+    others: &'a mut [VictimIndex],
+    group_blocks: u32,
+    block: u32,
+) -> &'a mut VictimIndex {
+    if block < group_blocks {
+        first
+    } else {
+        &mut others[(block / group_blocks) as usize - 1]
     }
 }
 
