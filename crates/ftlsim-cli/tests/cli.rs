@@ -194,8 +194,9 @@ fn bad_fdp_configs_are_named() {
     );
     assert_rejected(&fdp(&["ftl.fdp_handles=0"]), "ftl.fdp_handles");
     assert_rejected(&fdp(&["ftl.streams=2"]), "ftl.streams");
+    // 1024 one-block units do not split into 3 equal reclaim groups.
     assert_rejected(
-        &fdp(&["ftl.fdp_reclaim_groups=2"]),
+        &fdp(&["ftl.fdp_reclaim_groups=3"]),
         "ftl.fdp_reclaim_groups",
     );
 }

@@ -8,6 +8,9 @@
 //! * A reclaim unit handle is a host frontier: the placement id of a write
 //!   (`Request::stream`) picks it; an id that names no handle falls back to
 //!   handle 0 and is counted (`Ssd::resolve_stream`).
+//! * Reclaim groups split the RUs into ranges, each with its own free pool,
+//!   victim index and GC (`FreePool` groups, `Ssd::group_victims`); the
+//!   placement id is group × handles + handle.
 //! * The handle type is the GC scheme (`Placement::from_config`): initially
 //!   isolated handles share one GC RU, persistently isolated handles each
 //!   have their own, and a copy never leaves its handle's RUs.
