@@ -335,7 +335,7 @@ fn the_report_has_the_fdp_statistics() {
     let waf = f.mbmw_bytes as f64 / f.hbmw_bytes as f64;
     assert!((waf - r.window.waf.unwrap()).abs() < 1e-12);
     // Whole reclaim units are erased: 4 flash blocks at a time.
-    assert!(r.window.erase_count > 0 && r.window.erase_count % 4 == 0);
+    assert!(r.window.erase_count > 0 && r.window.erase_count.is_multiple_of(4));
     assert_eq!(f.events.invalid_placement_id, 0);
     assert_eq!(f.events.ru_not_fully_written, 0);
     let json = serde_json::to_value(&r).unwrap();
