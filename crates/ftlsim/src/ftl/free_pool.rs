@@ -20,6 +20,9 @@ pub struct FreePool {
     by_wear: Vec<BTreeSet<(u32, u32)>>,
     /// Blocks per group: block b is in group b / group_blocks.
     group_blocks: u32,
+    /// Free blocks in all groups, kept so that `len` and `is_empty` (asked
+    /// for every GC copy) read one field.
+    free: u32,
 }
 
 impl Default for FreePool {
@@ -34,6 +37,7 @@ impl FreePool {
         Self {
             by_wear: vec![BTreeSet::new(); groups.max(1) as usize],
             group_blocks: group_blocks.max(1),
+            free: 0,
         }
     }
 
@@ -43,8 +47,9 @@ impl FreePool {
     }
 
     /// Free blocks in every group.
+    #[inline]
     pub fn len(&self) -> u32 {
-        self.by_wear.iter().map(|g| g.len() as u32).sum()
+        self.free
     }
 
     /// Free blocks in `group`.
@@ -53,8 +58,9 @@ impl FreePool {
         self.by_wear[group as usize].len() as u32
     }
 
+    #[inline]
     pub fn is_empty(&self) -> bool {
-        self.by_wear.iter().all(BTreeSet::is_empty)
+        self.free == 0
     }
 
     /// Groups, 1 without FDP reclaim groups.
@@ -76,6 +82,7 @@ impl FreePool {
         let g = self.group(block);
         let inserted = self.by_wear[g].insert((erase_count, block));
         debug_assert!(inserted, "block {block} inserted twice into the free pool");
+        self.free += u32::from(inserted);
     }
 
     /// Takes a block of `group`.
@@ -85,13 +92,16 @@ impl FreePool {
             WearPreference::LeastErased => set.pop_first(),
             WearPreference::MostErased => set.pop_last(),
         };
+        self.free -= u32::from(entry.is_some());
         entry.map(|(_, block)| block)
     }
 
     /// Takes a given block out (a zoned device writes its blocks in place).
     pub fn remove(&mut self, block: u32, erase_count: u32) -> bool {
         let g = self.group(block);
-        self.by_wear[g].remove(&(erase_count, block))
+        let removed = self.by_wear[g].remove(&(erase_count, block));
+        self.free -= u32::from(removed);
+        removed
     }
 
     pub fn contains(&self, block: u32, erase_count: u32) -> bool {
@@ -101,6 +111,7 @@ impl FreePool {
     /// Empties every group, keeping the grouping.
     pub fn clear(&mut self) {
         self.by_wear.iter_mut().for_each(BTreeSet::clear);
+        self.free = 0;
     }
 
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
