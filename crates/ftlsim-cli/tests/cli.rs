@@ -162,6 +162,45 @@ fn bad_config_values_are_named() {
     );
 }
 
+/// FDP (docs/fdp.md): reclaim units that do not divide the device, modes
+/// that place data their own way, unknown isolation types.
+#[test]
+fn bad_fdp_configs_are_named() {
+    let fdp = |extra: &[&'static str]| {
+        let mut args = vec![
+            "run",
+            "--set",
+            "ftl.fdp=true",
+            "--set",
+            "device.blocks=1024",
+        ];
+        for e in extra {
+            args.extend(["--set", e]);
+        }
+        args
+    };
+    assert_rejected(
+        &fdp(&["ftl.fdp_handles=2", "ftl.fdp_ru_blocks=3"]),
+        "ftl.fdp_ru_blocks",
+    );
+    assert_rejected(&fdp(&["ftl.fdp_isolation=sometimes"]), "ftl.fdp_isolation");
+    assert_rejected(
+        &fdp(&["device.zoned=true", "device.zone_blocks=4"]),
+        "ftl.fdp",
+    );
+    assert_rejected(
+        &fdp(&["ftl.placement=coldmap", "ftl.dedup=true"]),
+        "ftl.fdp",
+    );
+    assert_rejected(&fdp(&["ftl.fdp_handles=0"]), "ftl.fdp_handles");
+    assert_rejected(&fdp(&["ftl.streams=2"]), "ftl.streams");
+    // 1024 one-block units do not split into 3 equal reclaim groups.
+    assert_rejected(
+        &fdp(&["ftl.fdp_reclaim_groups=3"]),
+        "ftl.fdp_reclaim_groups",
+    );
+}
+
 #[test]
 fn bench_refuses_zero_segments() {
     assert_rejected(&["bench", "--quick", "--segments", "0"], "--segments");

@@ -30,6 +30,10 @@ pub struct Counters {
     /// Pages moved by `remap` and shared by `clone` requests.
     pub remap_pages: u64,
     pub clone_pages: u64,
+    /// FDP events: writes whose placement id named no handle (they went to
+    /// handle 0), and reclaim units closed before they were fully written.
+    pub fdp_invalid_placement_ids: u64,
+    pub fdp_ru_not_fully_written: u64,
 }
 
 impl Counters {
@@ -53,6 +57,10 @@ impl Counters {
             dedup_hit_pages: self.dedup_hit_pages - earlier.dedup_hit_pages,
             remap_pages: self.remap_pages - earlier.remap_pages,
             clone_pages: self.clone_pages - earlier.clone_pages,
+            fdp_invalid_placement_ids: self.fdp_invalid_placement_ids
+                - earlier.fdp_invalid_placement_ids,
+            fdp_ru_not_fully_written: self.fdp_ru_not_fully_written
+                - earlier.fdp_ru_not_fully_written,
         }
     }
 

@@ -34,6 +34,20 @@ pub enum PlacementName {
     ColdmapAge,
 }
 
+/// NVMe FDP reclaim unit handle type (`ftl.fdp_isolation`): where GC may
+/// put the valid data of a reclaim unit written through a handle.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum FdpIsolation {
+    /// Initially isolated: host writes of different handles never share a
+    /// reclaim unit, but GC may gather their copies into one shared GC
+    /// reclaim unit.
+    Initially,
+    /// Persistently isolated: copies stay in reclaim units of the handle
+    /// that wrote the data (a GC reclaim unit per handle).
+    Persistently,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct FtlConfig {
@@ -84,6 +98,21 @@ pub struct FtlConfig {
     /// Capacitor-backed controller: at a power cut the write buffer and the
     /// pending journal records still reach flash.
     pub power_loss_protection: bool,
+    /// NVMe Flexible Data Placement (docs/fdp.md): the placement id of a
+    /// write (`Request::stream`) picks a reclaim unit handle; reclaim units
+    /// of `fdp_ru_blocks` blocks are written and erased as one.
+    pub fdp: bool,
+    /// Reclaim groups (FDP): the device's reclaim units split into this
+    /// many groups of consecutive units, each with its own free pool and GC.
+    pub fdp_reclaim_groups: u32,
+    /// Reclaim unit handles (FDP), in every reclaim group: placement id
+    /// `group * fdp_handles + handle`; any id beyond falls back to
+    /// handle 0 of group 0 and is counted.
+    pub fdp_handles: u16,
+    /// Blocks per reclaim unit (FDP): the unit GC reclaims and erases.
+    pub fdp_ru_blocks: u32,
+    /// Handle type (FDP): `initially` or `persistently` isolated.
+    pub fdp_isolation: FdpIsolation,
 }
 
 impl FtlConfig {
@@ -91,6 +120,27 @@ impl FtlConfig {
     /// turns it on for any config).
     pub fn power_loss_tracking(&self) -> bool {
         self.checkpoint_interval_pages > 0 || self.write_buffer_pages > 0
+    }
+
+    /// Blocks in the unit GC reclaims: a reclaim unit under FDP, else one.
+    pub fn erase_unit_blocks(&self) -> u32 {
+        if self.fdp {
+            self.fdp_ru_blocks.max(1)
+        } else {
+            1
+        }
+    }
+
+    /// Host streams, or under FDP the valid placement ids: a handle in
+    /// each reclaim group, id = group × fdp_handles + handle (checked to
+    /// fit in 16 bits by `Config::validate`).
+    pub fn placement_ids(&self) -> u16 {
+        if self.fdp {
+            let ids = u32::from(self.fdp_handles.max(1)) * self.fdp_reclaim_groups.max(1);
+            u16::try_from(ids).unwrap_or(u16::MAX)
+        } else {
+            self.streams.max(1)
+        }
     }
 }
 
@@ -114,6 +164,11 @@ impl Default for FtlConfig {
             journal_batch: 64,
             write_buffer_pages: 0,
             power_loss_protection: false,
+            fdp: false,
+            fdp_reclaim_groups: 1,
+            fdp_handles: 1,
+            fdp_ru_blocks: 1,
+            fdp_isolation: FdpIsolation::Initially,
         }
     }
 }

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::host::registry::{HostConfig, LayerConfig, LowerSpace};
 pub use amount::Amount;
 pub use device::DeviceConfig;
-pub use ftl::{FrontierMode, FtlConfig, GcPolicyName, PlacementName};
+pub use ftl::{FdpIsolation, FrontierMode, FtlConfig, GcPolicyName, PlacementName};
 pub use metrics::MetricsConfig;
 pub use timing::{TimingConfig, TimingMode};
 pub use workload::{Precondition, TraceConfig, WorkloadConfig, WorkloadType};
@@ -69,7 +69,7 @@ impl Config {
         let d = &self.device;
         LowerSpace {
             pages: self.logical_pages(),
-            streams: self.ftl.streams,
+            streams: self.ftl.placement_ids(),
             page_bytes: d.page_bytes,
             zone_pages: d
                 .zoned
@@ -99,7 +99,16 @@ impl Config {
 
     /// Frontiers that can hold an open block at once, and so blocks GC may need.
     pub fn frontier_count(&self) -> u32 {
-        let streams = u32::from(self.ftl.streams.max(1));
+        let streams = u32::from(self.ftl.placement_ids());
+        if self.ftl.fdp {
+            // A host reclaim unit per handle, and GC reclaim units: one per
+            // reclaim group (initially isolated) or one per handle
+            // (persistently). `streams` counts the handles of every group.
+            return match self.ftl.fdp_isolation {
+                FdpIsolation::Initially => streams + self.ftl.fdp_reclaim_groups.max(1),
+                FdpIsolation::Persistently => 2 * streams,
+            };
+        }
         if self.ftl.internal_streams {
             return 2 * streams;
         }
@@ -180,6 +189,87 @@ impl Config {
         Ok(())
     }
 
+    /// FDP (docs/fdp.md): whole reclaim units, handles instead of streams,
+    /// and none of the modes that place data their own way.
+    fn validate_fdp(&self) -> Result<(), ConfigError> {
+        let (d, f) = (&self.device, &self.ftl);
+        if f.fdp_reclaim_groups == 0 {
+            return Err(ConfigError::new(
+                "ftl.fdp_reclaim_groups",
+                "0 reclaim groups: FDP needs at least 1",
+            ));
+        }
+        if f.fdp_handles == 0 {
+            return Err(ConfigError::new(
+                "ftl.fdp_handles",
+                "0 reclaim unit handles: FDP needs at least 1 (handle 0 is the default)",
+            ));
+        }
+        if u32::from(f.fdp_handles) * f.fdp_reclaim_groups > u32::from(u16::MAX) {
+            return Err(ConfigError::new(
+                "ftl.fdp_handles",
+                format!(
+                    "{} handles in {} reclaim groups exceed the 65535 placement ids of 16 bits",
+                    f.fdp_handles, f.fdp_reclaim_groups
+                ),
+            ));
+        }
+        if f.fdp_ru_blocks == 0 || !d.blocks.is_multiple_of(f.fdp_ru_blocks) {
+            return Err(ConfigError::new(
+                "ftl.fdp_ru_blocks",
+                format!(
+                    "{} does not divide device.blocks = {} into whole reclaim units",
+                    f.fdp_ru_blocks, d.blocks
+                ),
+            ));
+        }
+        let units = d.blocks / f.fdp_ru_blocks;
+        if !units.is_multiple_of(f.fdp_reclaim_groups) {
+            return Err(ConfigError::new(
+                "ftl.fdp_reclaim_groups",
+                format!(
+                    "{} does not divide the {units} reclaim units (device.blocks / ftl.fdp_ru_blocks) into equal groups",
+                    f.fdp_reclaim_groups
+                ),
+            ));
+        }
+        if d.zoned {
+            return Err(ConfigError::new(
+                "ftl.fdp",
+                "FDP places data by reclaim unit handle; a zoned device places it by zone: use one or the other",
+            ));
+        }
+        if f.placement != PlacementName::Normal {
+            return Err(ConfigError::new(
+                "ftl.fdp",
+                "FDP routes GC copies by handle and isolation; Coldmap placement routes them by reference count: use one or the other",
+            ));
+        }
+        if f.streams > 1 {
+            return Err(ConfigError::new(
+                "ftl.streams",
+                "FDP replaces streams: give the placement ids as ftl.fdp_handles and leave ftl.streams at 1",
+            ));
+        }
+        if f.internal_streams || f.frontiers != FrontierMode::Shared {
+            return Err(ConfigError::new(
+                if f.internal_streams {
+                    "ftl.internal_streams"
+                } else {
+                    "ftl.frontiers"
+                },
+                "under FDP, ftl.fdp_isolation decides where GC copies go (initially: a shared GC reclaim unit; persistently: one per handle)",
+            ));
+        }
+        if f.power_loss_tracking() {
+            return Err(ConfigError::new(
+                "ftl.fdp",
+                "power-loss tracking is not modelled with reclaim units yet (ftl.checkpoint_interval_pages, ftl.write_buffer_pages)",
+            ));
+        }
+        Ok(())
+    }
+
     /// What power-loss tracking needs beyond a valid config: two free blocks
     /// kept so that GC copies before it erases, and no page bytes (they are
     /// not kept on the flash image).
@@ -254,19 +344,39 @@ impl Config {
                 "0 is not a stream count: it must be at least 1 (stream 0 is the default stream)",
             ));
         }
+        // Before zoned mode's own checks, so that FDP on a zoned device
+        // names the conflict rather than what zoned mode misses.
+        if self.ftl.fdp {
+            self.validate_fdp()?;
+        }
         if d.zoned {
             self.validate_zoned()?;
         }
         let spare_pages = self.physical_pages() - self.logical_pages();
-        let needed_blocks = u64::from(self.frontier_count()) + 1;
-        if !d.zoned && spare_pages < needed_blocks * u64::from(d.pages_per_block) {
+        // One unit beyond the open ones for GC to reclaim into (in each
+        // FDP reclaim group).
+        let gc_groups = if self.ftl.fdp {
+            self.ftl.fdp_reclaim_groups.max(1)
+        } else {
+            1
+        };
+        let needed_blocks = u64::from(self.frontier_count()) + u64::from(gc_groups);
+        // GC reclaims whole erase units: reclaim units under FDP, else blocks.
+        let unit_pages = u64::from(d.pages_per_block) * u64::from(self.ftl.erase_unit_blocks());
+        let unit = if self.ftl.fdp {
+            "reclaim units"
+        } else {
+            "blocks"
+        };
+        if !d.zoned && spare_pages < needed_blocks * unit_pages {
             return Err(ConfigError::new(
                 "device.spare_factor",
                 format!(
-                    "{} leaves {} spare pages ({} blocks); a device with no reclaimable block cannot collect garbage: it needs at least {} spare blocks (one per open frontier plus one)",
+                    "{} leaves {} spare pages ({} {unit}); a device with no reclaimable {} cannot collect garbage: it needs at least {} spare {unit} (one per open frontier plus one)",
                     d.spare_factor,
                     spare_pages,
-                    spare_pages / u64::from(d.pages_per_block),
+                    spare_pages / unit_pages,
+                    if self.ftl.fdp { "reclaim unit" } else { "block" },
                     needed_blocks
                 ),
             ));
@@ -284,11 +394,11 @@ impl Config {
                 ),
             ));
         }
-        let spare_blocks = spare_pages / u64::from(d.pages_per_block);
+        let spare_blocks = spare_pages / unit_pages;
         if !d.zoned && u64::from(f.gc_high_watermark) + needed_blocks > spare_blocks {
             return Err(ConfigError::new(
                 "ftl.gc_high_watermark",
-                format!("{} free blocks cannot be kept: the device has only {spare_blocks} spare blocks", f.gc_high_watermark),
+                format!("{} free {unit} cannot be kept: the device has only {spare_blocks} spare {unit}", f.gc_high_watermark),
             ));
         }
         if f.placement != PlacementName::Normal && !self.sharing() {

@@ -17,15 +17,16 @@ impl Ssd {
         if self.zones.is_some() {
             return self.submit_zoned_write(req);
         }
-        self.check_stream(req.stream)?;
+        // Under FDP an invalid placement id becomes handle 0 here, once per request.
+        let stream = self.resolve_stream(req.stream)?;
         for (i, lpn) in req.lpns().enumerate() {
             let content = req.fingerprints.get(i).copied().unwrap_or(0);
-            if let Err(e) = self.write_page_of_stream(lpn, req.stream, content) {
-                self.stream_counters[usize::from(req.stream)].host_write_pages += i as u64;
+            if let Err(e) = self.write_page_of_stream(lpn, stream, content) {
+                self.stream_counters[usize::from(stream)].host_write_pages += i as u64;
                 return Err(e);
             }
         }
-        self.stream_counters[usize::from(req.stream)].host_write_pages += u64::from(req.pages);
+        self.stream_counters[usize::from(stream)].host_write_pages += u64::from(req.pages);
         Ok(Completion::default())
     }
 

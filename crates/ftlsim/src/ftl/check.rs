@@ -105,7 +105,7 @@ impl Ssd {
                             "full block {b}: write pointer {wp}, in pool {in_pool}"
                         ));
                     }
-                    self.victims
+                    self.victim_index_of(b)
                         .check_member(b, valid)
                         .map_err(SimError::Invariant)?;
                 }
@@ -133,10 +133,10 @@ impl Ssd {
                 self.pool.len()
             ));
         }
-        if full != self.victims.len() {
+        if full != self.victims_len() {
             return fail(format!(
                 "{full} blocks are full but the victim index holds {}",
-                self.victims.len()
+                self.victims_len()
             ));
         }
         if retired != self.retired {

@@ -5,7 +5,7 @@
 //! cold zones are new keys and a new policy here, not edits to GC.
 
 use super::free_pool::WearPreference;
-use crate::config::{Config, FrontierMode, PlacementName};
+use crate::config::{Config, FdpIsolation, FrontierMode, PlacementName};
 use crate::flash::NONE;
 
 /// What a frontier's pages are for.
@@ -26,6 +26,9 @@ pub struct Frontier {
     pub block: u32,
     /// Which free block this frontier asks for.
     pub wear: WearPreference,
+    /// The group of blocks (FDP reclaim group) it takes its blocks from; 0
+    /// without FDP.
+    pub group: u32,
 }
 
 /// What placement knows about a page GC is migrating.
@@ -63,12 +66,29 @@ pub enum Scheme {
 pub struct Placement {
     scheme: Scheme,
     streams: u16,
+    /// FDP reclaim groups (1 otherwise): streams `g * group_streams ..
+    /// (g + 1) * group_streams` write to group g, and each group has GC
+    /// frontiers of its own.
+    groups: u16,
+    group_streams: u16,
     /// The frontiers GC copies can go to.
     gc_destinations: Vec<usize>,
 }
 
 impl Placement {
     pub fn from_config(cfg: &Config) -> Self {
+        if cfg.ftl.fdp {
+            // Handles are the streams; the isolation type is the GC scheme:
+            // initially isolated copies share one GC reclaim unit, persistently
+            // isolated copies go to their handle's own GC reclaim unit.
+            let scheme = match cfg.ftl.fdp_isolation {
+                FdpIsolation::Initially => Scheme::Separate,
+                FdpIsolation::Persistently => Scheme::Internal,
+            };
+            // Validated: groups × handles fits in 16 bits.
+            let groups = u16::try_from(cfg.ftl.fdp_reclaim_groups).unwrap_or(u16::MAX);
+            return Self::grouped(scheme, cfg.ftl.fdp_handles, groups);
+        }
         let scheme = match (cfg.ftl.placement, cfg.ftl.frontiers) {
             (PlacementName::Coldmap, _) => Scheme::Coldmap {
                 threshold: cfg.ftl.coldmap_threshold,
@@ -86,31 +106,70 @@ impl Placement {
     }
 
     pub fn new(scheme: Scheme, streams: u16) -> Self {
-        assert!(streams >= 1, "a device has at least the default stream");
+        Self::grouped(scheme, streams, 1)
+    }
+
+    /// `groups` groups of `group_streams` streams each (FDP reclaim groups
+    /// of handles); with Separate, a GC frontier per group.
+    pub fn grouped(scheme: Scheme, group_streams: u16, groups: u16) -> Self {
+        assert!(
+            group_streams >= 1,
+            "a device has at least the default stream"
+        );
+        assert!(
+            groups == 1 || matches!(scheme, Scheme::Separate | Scheme::Internal),
+            "only FDP's schemes have groups"
+        );
+        let streams = group_streams * groups;
         let n = usize::from(streams);
         let gc_destinations = match scheme {
             Scheme::Shared => (0..n).collect(),
-            Scheme::Separate => vec![n],
+            Scheme::Separate => (n..n + usize::from(groups)).collect(),
             Scheme::Internal => (n..2 * n).collect(),
             Scheme::Coldmap { .. } => vec![n, n + 1],
         };
         Self {
             scheme,
             streams,
+            groups,
+            group_streams,
             gc_destinations,
         }
+    }
+
+    /// The group stream `stream` writes to.
+    #[inline]
+    pub fn group_of_stream(&self, stream: u16) -> u32 {
+        u32::from(stream / self.group_streams)
+    }
+
+    pub fn groups(&self) -> u16 {
+        self.groups
     }
 
     pub fn streams(&self) -> u16 {
         self.streams
     }
 
+    pub fn scheme(&self) -> Scheme {
+        self.scheme
+    }
+
     /// The frontiers this policy writes to, in index order.
     pub fn frontiers(&self) -> Vec<Frontier> {
-        let frontier = |key, wear| Frontier {
-            key,
-            block: NONE,
-            wear,
+        let frontier = |key, wear| {
+            let group = match key {
+                FrontierKey::Host { stream } | FrontierKey::Gc { stream } => {
+                    self.group_of_stream(stream)
+                }
+                FrontierKey::Cold => 0,
+            };
+            Frontier {
+                key,
+                block: NONE,
+                wear,
+                group,
+            }
         };
         let mut out: Vec<Frontier> = (0..self.streams)
             .map(|stream| frontier(FrontierKey::Host { stream }, WearPreference::LeastErased))
@@ -123,10 +182,15 @@ impl Placement {
             );
         }
         if matches!(self.scheme, Scheme::Separate | Scheme::Coldmap { .. }) {
-            out.push(frontier(
-                FrontierKey::Gc { stream: 0 },
-                WearPreference::LeastErased,
-            ));
+            // One GC frontier per group, keyed by the group's first stream.
+            out.extend((0..self.groups).map(|g| {
+                frontier(
+                    FrontierKey::Gc {
+                        stream: g * self.group_streams,
+                    },
+                    WearPreference::LeastErased,
+                )
+            }));
         }
         if matches!(self.scheme, Scheme::Coldmap { .. }) {
             // The cold zone takes the most-worn blocks: its data stays put, so
@@ -161,7 +225,9 @@ impl Placement {
         let n = usize::from(self.streams);
         match self.scheme {
             Scheme::Shared => usize::from(origin_stream.min(self.streams - 1)),
-            Scheme::Separate => n,
+            // A branch rather than a division: one group but under FDP.
+            Scheme::Separate if self.groups == 1 => n,
+            Scheme::Separate => n + self.group_of_stream(origin_stream) as usize,
             Scheme::Internal => n + usize::from(origin_stream.min(self.streams - 1)),
             Scheme::Coldmap {
                 threshold,

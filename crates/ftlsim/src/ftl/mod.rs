@@ -23,6 +23,7 @@
 pub mod block_device;
 pub mod check;
 pub mod durability;
+pub mod fdp;
 pub mod fingerprint_index;
 pub mod free_pool;
 pub mod frontier;
@@ -40,7 +41,7 @@ use crate::flash::{BlockState, BlockTable, Geometry, Lpn, Ppn, NONE};
 use crate::metrics::{Counters, LogHistogram, StreamCounters, WearSummary};
 use crate::rng;
 use free_pool::FreePool;
-use frontier::{Frontier, FrontierKey, GcPage, Placement};
+use frontier::{Frontier, FrontierKey, GcPage, Placement, Scheme};
 use sharing::Sharing;
 use victim::{VictimIndex, VictimPolicy};
 
@@ -127,7 +128,13 @@ pub struct Ssd {
     pub(crate) content: Option<Vec<u64>>,
     pub(crate) blocks: BlockTable,
     pub(crate) pool: FreePool,
+    /// Full blocks GC may choose: those of reclaim group 0 (all blocks
+    /// without FDP reclaim groups) ...
     pub(crate) victims: VictimIndex,
+    /// ... and those of reclaim groups 1.. under FDP (empty otherwise).
+    pub(crate) group_victims: Vec<VictimIndex>,
+    /// Blocks per reclaim group: all of them without FDP reclaim groups.
+    pub(crate) group_blocks: u32,
     pub(crate) frontiers: Vec<Frontier>,
     pub(crate) placement: Placement,
     gc_rng: Xoshiro256PlusPlus,
@@ -168,20 +175,40 @@ pub struct Ssd {
     ops: Option<Vec<FlashOp>>,
     /// The flash image, journal and checkpoints, when power-loss tracking is on.
     pub(crate) durability: Option<Box<durability::Durability>>,
+    /// Flash blocks per erase unit: the blocks of a reclaim unit under FDP
+    /// (the FTL's `geo` then counts reclaim units as blocks), else 1.
+    erase_unit_blocks: u32,
+    /// NVMe FDP state (`ftl.fdp`), when on.
+    pub(crate) fdp: Option<fdp::Fdp>,
 }
 
 impl Ssd {
     /// Builds an erased device. The config must have passed `Config::validate`.
     pub fn new(cfg: &Config, options: &SsdOptions) -> Result<Self, SimError> {
         cfg.validate()?;
-        let geo = Geometry::from_config(&cfg.device);
+        let mut geo = Geometry::from_config(&cfg.device);
+        // Under FDP a reclaim unit is written and erased as one, so the FTL
+        // sees it as one block of `fdp_ru_blocks` flash blocks. A reclaim
+        // unit's blocks are consecutive, so a page's number is the same in
+        // either view and the timing model's page layout does not change.
+        let erase_unit_blocks = cfg.ftl.erase_unit_blocks();
+        geo.pages_per_block *= erase_unit_blocks;
+        geo.blocks /= erase_unit_blocks;
         let logical_pages =
             u32::try_from(cfg.logical_pages()).expect("validated: pages fit in u32");
         let physical = geo.physical_pages() as usize;
         let placement = Placement::from_config(cfg);
         let frontiers = placement.frontiers();
+        let per_stream_survival =
+            cfg.ftl.placement_ids() > 1 || placement.scheme() == Scheme::Internal;
         let blocks = BlockTable::new(geo.blocks);
-        let mut pool = FreePool::default();
+        let groups = if cfg.ftl.fdp {
+            cfg.ftl.fdp_reclaim_groups.max(1)
+        } else {
+            1
+        };
+        let group_blocks = geo.blocks / groups;
+        let mut pool = FreePool::new(groups, group_blocks);
         for b in 0..geo.blocks {
             pool.insert(b, 0);
         }
@@ -208,6 +235,16 @@ impl Ssd {
                 geo.blocks,
                 ppb,
             ),
+            group_victims: (1..groups)
+                .map(|_| {
+                    VictimIndex::new(
+                        VictimPolicy::from_config(cfg.ftl.gc_policy, cfg.ftl.gc_choices),
+                        geo.blocks,
+                        ppb,
+                    )
+                })
+                .collect(),
+            group_blocks,
             frontiers,
             placement,
             gc_rng: rng::stream(cfg.workload.seed, "gc"),
@@ -226,11 +263,10 @@ impl Ssd {
             min_usable_blocks,
             gc_buffer: Vec::with_capacity(ppb as usize),
             counters: Counters::default(),
-            stream_counters: vec![StreamCounters::default(); usize::from(cfg.ftl.streams.max(1))],
+            stream_counters: vec![StreamCounters::default(); usize::from(cfg.ftl.placement_ids())],
             survival: options.survival.then(LogHistogram::default),
-            stream_survival: (options.survival
-                && (cfg.ftl.streams > 1 || cfg.ftl.internal_streams))
-                .then(|| vec![LogHistogram::default(); 2 * usize::from(cfg.ftl.streams.max(1))]),
+            stream_survival: (options.survival && per_stream_survival)
+                .then(|| vec![LogHistogram::default(); 2 * usize::from(cfg.ftl.placement_ids())]),
             ops: None,
             sharing: cfg.sharing().then(|| {
                 Sharing::new(
@@ -241,6 +277,8 @@ impl Ssd {
                 )
             }),
             durability: None,
+            erase_unit_blocks,
+            fdp: cfg.ftl.fdp.then(|| fdp::Fdp::from_config(cfg)),
         };
         if cfg.ftl.power_loss_tracking() {
             ssd.durability = Some(Box::new(durability::Durability::new(cfg)));
@@ -262,12 +300,14 @@ impl Ssd {
         self.now
     }
 
+    /// Flash blocks in the free pool (whole reclaim units under FDP).
     pub fn free_blocks(&self) -> u32 {
-        self.pool.len()
+        self.pool.len() * self.erase_unit_blocks
     }
 
+    /// Flash blocks retired at the P/E limit (whole reclaim units under FDP).
     pub fn retired_blocks(&self) -> u32 {
-        self.retired
+        self.retired * self.erase_unit_blocks
     }
 
     pub fn erase_counts(&self) -> &[u32] {
@@ -307,7 +347,7 @@ impl Ssd {
     /// content tracking is on.
     #[inline]
     pub fn write_page(&mut self, lpn: u64, stream: u16, content: u64) -> Result<(), SimError> {
-        self.check_stream(stream)?;
+        let stream = self.resolve_stream(stream)?;
         self.write_page_of_stream(lpn, stream, content)
     }
 
@@ -361,10 +401,38 @@ impl Ssd {
         if stream < self.placement.streams() {
             Ok(())
         } else {
-            Err(SimError::BadRequest(format!(
-                "stream {stream} is not below ftl.streams = {}",
-                self.placement.streams()
-            )))
+            Err(self.bad_stream(stream))
+        }
+    }
+
+    #[cold]
+    fn bad_stream(&self, stream: u16) -> SimError {
+        SimError::BadRequest(format!(
+            "stream {stream} is not below ftl.streams = {}",
+            self.placement.streams()
+        ))
+    }
+
+    /// The stream a write of `stream` goes to: itself when the device has
+    /// it; under FDP an invalid placement id falls back to handle 0 and is
+    /// counted (as the spec has it); otherwise an error.
+    #[inline]
+    pub(crate) fn resolve_stream(&mut self, stream: u16) -> Result<u16, SimError> {
+        if stream < self.placement.streams() {
+            Ok(stream)
+        } else {
+            self.invalid_stream(stream)
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn invalid_stream(&mut self, stream: u16) -> Result<u16, SimError> {
+        if self.fdp.is_some() {
+            self.counters.fdp_invalid_placement_ids += 1;
+            Ok(0)
+        } else {
+            Err(self.bad_stream(stream))
         }
     }
 
@@ -489,7 +557,13 @@ impl Ssd {
         self.blocks.valid[b] -= 1;
         self.valid_bits[(old.ppn / 64) as usize] &= !(1u64 << (old.ppn % 64));
         if self.blocks.state[b] == BlockState::Full {
-            self.victims.on_invalidate(block, self.blocks.valid[b]);
+            victim_index(
+                &mut self.victims,
+                &mut self.group_victims,
+                self.group_blocks,
+                block,
+            )
+            .on_invalidate(block, self.blocks.valid[b]);
         }
         if let Some(h) = &mut self.survival {
             let age = u64::from((self.now as u32).wrapping_sub(old.written_at));
@@ -561,7 +635,7 @@ impl Ssd {
         self.frontiers[owner].block = NONE;
         self.blocks.state[b] = BlockState::Full;
         self.blocks.owner[b] = NONE;
-        self.victims.insert(block, &self.blocks);
+        self.victim_insert(block);
     }
 
     #[inline]
@@ -575,7 +649,7 @@ impl Ssd {
     #[inline]
     fn next_page(&mut self, frontier: usize, host: bool) -> Result<Ppn, SimError> {
         if !self.has_room(frontier) {
-            if host && self.pool.len() <= self.gc_low {
+            if host && self.pool.len_in(self.frontiers[frontier].group) <= self.gc_low {
                 self.collect(frontier)?;
             }
             if !self.has_room(frontier) {
@@ -590,7 +664,8 @@ impl Ssd {
     }
 
     fn open_block(&mut self, frontier: usize) -> Result<(), SimError> {
-        let Some(block) = self.pool.take(self.frontiers[frontier].wear) else {
+        let f = &self.frontiers[frontier];
+        let Some(block) = self.pool.take(f.group, f.wear) else {
             return Err(self.full_error());
         };
         let b = block as usize;
@@ -626,7 +701,7 @@ impl Ssd {
             }
         } else {
             SimError::DeviceFull {
-                closed_blocks: self.victims.len(),
+                closed_blocks: self.victims_len(),
                 free_blocks: self.pool.len(),
             }
         }
@@ -638,16 +713,14 @@ impl Ssd {
     /// every block without gaining space means the device is full.
     fn collect(&mut self, frontier: usize) -> Result<(), SimError> {
         let mut fruitless = 0u32;
+        // Under FDP a handle's reclaim group collects its own victims.
+        let group = self.frontiers[frontier].group;
         loop {
-            if self.pool.len() > self.gc_high
-                || (self.has_room(frontier) && self.pool.len() >= self.gc_low)
-            {
+            let free = self.pool.len_in(group);
+            if free > self.gc_high || (self.has_room(frontier) && free >= self.gc_low) {
                 return Ok(());
             }
-            let Some(victim) = self
-                .victims
-                .choose(&self.blocks, &mut self.gc_rng, self.now)
-            else {
+            let Some(victim) = self.choose_victim(group) else {
                 return Err(self.full_error());
             };
             let valid = self.blocks.valid[victim as usize];
@@ -657,9 +730,9 @@ impl Ssd {
                 // policies may have chosen badly, so give them one full pass.
                 fruitless += 1;
                 if self.victims.policy() == VictimPolicy::Greedy || fruitless > self.geo.blocks {
-                    self.victims.insert(victim, &self.blocks);
+                    self.victim_insert(victim);
                     return Err(SimError::DeviceFull {
-                        closed_blocks: self.victims.len(),
+                        closed_blocks: self.victims_len(),
                         free_blocks: self.pool.len(),
                     });
                 }
@@ -688,9 +761,9 @@ impl Ssd {
         let retires = self.pe_limit > 0 && erases_after >= self.pe_limit;
         if retires
             && (self.geo.blocks - self.retired - 1 < self.min_usable_blocks
-                || self.gc_room_pages() < u64::from(valid))
+                || self.gc_room_pages_for(victim) < u64::from(valid))
         {
-            self.victims.insert(victim, &self.blocks);
+            self.victim_insert(victim);
             return Err(SimError::EndOfLife {
                 retired_blocks: self.retired,
             });
@@ -793,6 +866,27 @@ impl Ssd {
         Ok(())
     }
 
+    /// `gc_room_pages` for `victim`: under FDP only one GC frontier may
+    /// take its copies (its handle's, or its reclaim group's), with the
+    /// free blocks of its reclaim group.
+    fn gc_room_pages_for(&self, victim: u32) -> u64 {
+        if self.fdp.is_none() {
+            return self.gc_room_pages();
+        }
+        let origin_stream = self.blocks.stream[victim as usize];
+        let f = self
+            .placement
+            .gc_frontier(GcPage { refs: 1, age: 0 }, 0.0, origin_stream);
+        let block = self.frontiers[f].block;
+        let ppb = self.geo.pages_per_block;
+        let open = if block == NONE {
+            0
+        } else {
+            u64::from(ppb - self.blocks.write_ptr[block as usize])
+        };
+        open + u64::from(self.pool.len_in(self.frontiers[f].group)) * u64::from(ppb)
+    }
+
     /// Pages GC could program without a block from its victim: free room in
     /// the GC destination frontiers plus every free block.
     fn gc_room_pages(&self) -> u64 {
@@ -816,7 +910,10 @@ impl Ssd {
     /// victim's copies opened holds more pages than the victim had valid.
     #[inline(always)]
     fn gc_destination(&self, frontier: usize) -> usize {
-        if !self.pool.is_empty() || self.has_room(frontier) {
+        if !self.pool.is_empty() || self.has_room(frontier) || self.fdp.is_some() {
+            // FDP never lends a copy another handle's or reclaim group's
+            // unit; it needs none: a victim's copies all go to one frontier,
+            // and the victim's erase freed a unit of its group.
             return frontier;
         }
         self.placement
@@ -839,9 +936,18 @@ impl Ssd {
         self.blocks.write_ptr[b] = 0;
         self.blocks.owner[b] = NONE;
         self.blocks.erase_count[b] += 1;
-        self.counters.erase_count += 1;
+        // Counted in flash blocks: a reclaim unit erases all of its own.
+        self.counters.erase_count += u64::from(self.erase_unit_blocks);
         self.erases_since_wl_check += 1;
-        self.log(FlashOp::Erase { block });
+        if self.erase_unit_blocks == 1 {
+            self.log(FlashOp::Erase { block });
+        } else {
+            for i in 0..self.erase_unit_blocks {
+                self.log(FlashOp::Erase {
+                    block: block * self.erase_unit_blocks + i,
+                });
+            }
+        }
         if let Some(d) = &mut self.durability {
             d.on_reclaimed(block, self.blocks.erase_count[b]);
         }
@@ -857,7 +963,8 @@ impl Ssd {
     /// Valid pages of the next GC victim, when the policy can tell without
     /// choosing (greedy); otherwise a full block, the worst case.
     pub fn next_victim_valid_pages(&mut self) -> u32 {
-        self.victims
+        let group = self.pool.neediest_group();
+        self.group_victims_mut(group)
             .peek_min_valid()
             .unwrap_or(self.geo.pages_per_block)
     }
@@ -866,18 +973,18 @@ impl Ssd {
     /// `target_free` blocks and a victim would gain space. Returns whether it
     /// reclaimed one. The timing model calls this while the device is idle.
     pub fn collect_in_background(&mut self, target_free: u32) -> Result<bool, SimError> {
-        if self.pool.len() >= target_free {
+        // Under FDP reclaim groups: the group with the fewest free units,
+        // against its share of the target.
+        let group = self.pool.neediest_group();
+        if self.pool.len_in(group) * self.pool.groups() >= target_free {
             return Ok(false);
         }
-        let Some(victim) = self
-            .victims
-            .choose(&self.blocks, &mut self.gc_rng, self.now)
-        else {
+        let Some(victim) = self.choose_victim(group) else {
             return Ok(false);
         };
         if self.blocks.valid[victim as usize] == self.geo.pages_per_block {
             // Nothing to gain now; leave it for later.
-            self.victims.insert(victim, &self.blocks);
+            self.victim_insert(victim);
             return Ok(false);
         }
         self.reclaim(victim, Reclaim::Gc)?;
@@ -911,8 +1018,75 @@ impl Ssd {
         if coldest == NONE || max_erases - coldest_erases <= self.wl_threshold {
             return Ok(());
         }
-        self.victims.remove(coldest, &self.blocks);
+        victim_index(
+            &mut self.victims,
+            &mut self.group_victims,
+            self.group_blocks,
+            coldest,
+        )
+        .remove(coldest, &self.blocks);
         self.reclaim(coldest, Reclaim::WearLeveling)
+    }
+
+    /// Puts a full block into its reclaim group's victim index.
+    #[inline]
+    fn victim_insert(&mut self, block: u32) {
+        victim_index(
+            &mut self.victims,
+            &mut self.group_victims,
+            self.group_blocks,
+            block,
+        )
+        .insert(block, &self.blocks);
+    }
+
+    /// GC's next victim in reclaim group `group` (0 without FDP).
+    #[inline]
+    fn choose_victim(&mut self, group: u32) -> Option<u32> {
+        let index = match group {
+            0 => &mut self.victims,
+            g => &mut self.group_victims[g as usize - 1],
+        };
+        index.choose(&self.blocks, &mut self.gc_rng, self.now)
+    }
+
+    fn group_victims_mut(&mut self, group: u32) -> &mut VictimIndex {
+        match group {
+            0 => &mut self.victims,
+            g => &mut self.group_victims[g as usize - 1],
+        }
+    }
+
+    /// Full blocks in every victim index.
+    pub(crate) fn victims_len(&self) -> u32 {
+        self.victims.len() + self.group_victims.iter().map(VictimIndex::len).sum::<u32>()
+    }
+
+    /// The victim index holding `block` (its reclaim group's).
+    pub(crate) fn victim_index_of(&self, block: u32) -> &VictimIndex {
+        if block < self.group_blocks {
+            &self.victims
+        } else {
+            &self.group_victims[(block / self.group_blocks) as usize - 1]
+        }
+    }
+}
+
+/// The victim index of `block`'s reclaim group: `first` for group 0 (every
+/// block without FDP reclaim groups, so one compare and no division),
+/// `others[g - 1]` for group g. Fields, not `&mut self`, so that callers
+/// can pass the block table beside it.
+#[inline(always)]
+fn victim_index<'a>(
+    first: &'a mut VictimIndex,
+    others: &'a mut [VictimIndex],
+    group_blocks: u32,
+    block: u32,
+) -> &'a mut VictimIndex {
+    if block < group_blocks {
+        first
+    } else {
+        &mut others[(block / group_blocks) as usize - 1]
     }
 }
 

@@ -247,7 +247,7 @@ impl Ssd {
         // 5. Blocks: erased ones return to the pool; any block holding
         // pages is full (a partly programmed one is closed as it is, its
         // unprogrammed pages unused until GC erases it).
-        self.pool = Default::default();
+        self.pool.clear();
         self.retired = 0;
         let mut max_open = 0;
         for block in 0..self.geo.blocks {

@@ -285,7 +285,13 @@ impl Ssd {
         let b = block as usize;
         self.blocks.valid[b] -= 1;
         if self.blocks.state[b] == BlockState::Full {
-            self.victims.on_invalidate(block, self.blocks.valid[b]);
+            super::victim_index(
+                &mut self.victims,
+                &mut self.group_victims,
+                self.group_blocks,
+                block,
+            )
+            .on_invalidate(block, self.blocks.valid[b]);
         }
         clear_bit(&mut self.valid_bits, ppn);
     }

@@ -437,6 +437,7 @@ impl Simulation {
             },
             timing: report::Timing::of(timing.as_ref()),
             sharing: report::Sharing::of(ssd, &m),
+            fdp: report::FdpReport::of(cfg, &m),
             tcwa: report::tcwa(&layers),
             layers,
             streams,

@@ -36,8 +36,12 @@ pub struct Report {
     /// Total combined write amplification: the product of every layer's WA
     /// and the device's WAF; null when a layer received no writes.
     pub tcwa: Option<f64>,
-    /// Per host stream, over the measured window.
+    /// Per host stream (per FDP handle), over the measured window.
     pub streams: Vec<StreamReport>,
+    /// NVMe FDP statistics and events over the measured window; absent
+    /// when FDP is off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fdp: Option<FdpReport>,
     /// Samples of WAF over time, every phase.
     #[serde(skip)]
     pub series: Vec<SeriesRow>,
@@ -390,6 +394,62 @@ impl StreamReport {
         self.internal_lifetime_p50 = q(internal, 0.5);
         self.internal_lifetime_p75 = q(internal, 0.75);
         self
+    }
+}
+
+/// NVMe FDP: the configuration, the statistics of the FDP Statistics log
+/// page and the event counts, over the measured window.
+#[derive(Debug, Clone, Serialize)]
+pub struct FdpReport {
+    pub reclaim_groups: u32,
+    pub handles: u16,
+    pub ru_blocks: u32,
+    pub ru_bytes: u64,
+    /// `initially` or `persistently` (isolated).
+    pub isolation: crate::config::FdpIsolation,
+    /// Host Bytes with Metadata Written (HBMW): bytes of host writes that
+    /// reached the media (no metadata is modelled: host pages × page bytes).
+    pub hbmw_bytes: u64,
+    /// Media Bytes with Metadata Written (MBMW): every page programmed, GC
+    /// copies included. MBMW / HBMW is the WAF.
+    pub mbmw_bytes: u64,
+    /// Media Bytes Erased (MBE): flash blocks erased × block bytes.
+    pub mbe_bytes: u64,
+    pub events: FdpEvents,
+}
+
+/// FDP event counts.
+#[derive(Debug, Clone, Serialize)]
+pub struct FdpEvents {
+    /// Reclaim units closed before they were fully written (a reclaim unit
+    /// handle update on a partly written unit).
+    pub ru_not_fully_written: u64,
+    /// Writes whose placement id named no handle; they went to handle 0.
+    pub invalid_placement_id: u64,
+}
+
+impl FdpReport {
+    pub fn of(cfg: &Config, m: &Counters) -> Option<Self> {
+        let f = &cfg.ftl;
+        if !f.fdp {
+            return None;
+        }
+        let page_bytes = u64::from(cfg.device.page_bytes);
+        let block_bytes = page_bytes * u64::from(cfg.device.pages_per_block);
+        Some(Self {
+            reclaim_groups: f.fdp_reclaim_groups,
+            handles: f.fdp_handles,
+            ru_blocks: f.fdp_ru_blocks,
+            ru_bytes: block_bytes * u64::from(f.fdp_ru_blocks),
+            isolation: f.fdp_isolation,
+            hbmw_bytes: m.host_write_pages * page_bytes,
+            mbmw_bytes: m.nand_write_pages * page_bytes,
+            mbe_bytes: m.erase_count * block_bytes,
+            events: FdpEvents {
+                ru_not_fully_written: m.fdp_ru_not_fully_written,
+                invalid_placement_id: m.fdp_invalid_placement_ids,
+            },
+        })
     }
 }
 
