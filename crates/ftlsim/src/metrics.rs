@@ -343,6 +343,28 @@ pub struct LayerStats {
     pub metadata_pages: u64,
     /// `write_pages_out / write_pages_in`; null when nothing was written in.
     pub wa: Option<f64>,
+    /// What a learned stream assigner (autostream, pcstream, oracle) did;
+    /// absent for every other layer, so their reports are unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assigner: Option<AssignerStats>,
+}
+
+/// A learned stream assigner's counters since the run began (not windowed:
+/// learning spans the phases).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct AssignerStats {
+    /// Host pages the layer put on stream 0 (unknown or coldest class).
+    pub stream0_write_pages: u64,
+    /// PCStream: k-means runs, and PCs whose stream changed in one.
+    pub reclusterings: u64,
+    pub pcs_moved: u64,
+    /// PCStream: PCs in the attribute table now, and lookups of a PC the
+    /// table did not hold (new, evicted, or cleared at a process's end).
+    pub pc_table_entries: u64,
+    pub pc_table_misses: u64,
+    /// The layer's state in bytes (tables it keeps), and per logical page.
+    pub state_bytes: u64,
+    pub state_bytes_per_logical_page: f64,
 }
 
 impl LayerStats {
@@ -367,6 +389,7 @@ impl LayerStats {
             gc_count: self.gc_count - earlier.gc_count,
             metadata_pages: self.metadata_pages - earlier.metadata_pages,
             wa: None,
+            assigner: self.assigner,
         }
         .with_wa()
     }
