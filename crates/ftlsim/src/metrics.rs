@@ -349,8 +349,8 @@ pub struct LayerStats {
     pub assigner: Option<AssignerStats>,
 }
 
-/// A learned stream assigner's counters since the run began (not windowed:
-/// learning spans the phases).
+/// A learned stream assigner's counters (over the measured window in the
+/// report; the sizes as at its end).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct AssignerStats {
     /// Host pages the layer put on stream 0 (unknown or coldest class).
@@ -365,6 +365,20 @@ pub struct AssignerStats {
     /// The layer's state in bytes (tables it keeps), and per logical page.
     pub state_bytes: u64,
     pub state_bytes_per_logical_page: f64,
+}
+
+impl AssignerStats {
+    /// The counts between `earlier` and `self`; sizes (table entries,
+    /// state) are as they are now.
+    pub fn since(&self, earlier: &AssignerStats) -> AssignerStats {
+        AssignerStats {
+            stream0_write_pages: self.stream0_write_pages - earlier.stream0_write_pages,
+            reclusterings: self.reclusterings - earlier.reclusterings,
+            pcs_moved: self.pcs_moved - earlier.pcs_moved,
+            pc_table_misses: self.pc_table_misses - earlier.pc_table_misses,
+            ..*self
+        }
+    }
 }
 
 impl LayerStats {
@@ -389,7 +403,10 @@ impl LayerStats {
             gc_count: self.gc_count - earlier.gc_count,
             metadata_pages: self.metadata_pages - earlier.metadata_pages,
             wa: None,
-            assigner: self.assigner,
+            assigner: match (self.assigner, earlier.assigner) {
+                (Some(now), Some(then)) => Some(now.since(&then)),
+                (now, _) => now,
+            },
         }
         .with_wa()
     }

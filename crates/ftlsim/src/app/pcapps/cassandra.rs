@@ -1,6 +1,6 @@
 //! `cassandra`: a commit log and size-tiered compaction (program 4).
 //!
-//! * Extents of F pages, F = region/400: a memtable's worth.
+//! * Extents of F pages, F = region/360: a memtable's worth.
 //! * A step appends F one-page commit-log records (PC `COMMIT_LOG`, manual
 //!   stream 1), flushes the memtable to a tier-0 SSTable of F pages (PC
 //!   `FLUSH`, manual 2) and deletes the log segment.
@@ -11,7 +11,7 @@
 //!   overwritten), so the data set stays the same size.
 //! * Lifetimes grow four-fold per tier: about 4, 16, 64 and 192 flushes.
 //!
-//! At most about 340 F (85 % of the region) is live during a merge.
+//! At most about 340 F (95 % of the region) is live during a merge.
 
 use std::collections::VecDeque;
 
@@ -32,7 +32,7 @@ pub struct Cassandra {
 
 impl Cassandra {
     pub fn new(base: u64, region_pages: u64, _seed: u64) -> Self {
-        let file_pages = (region_pages / 400).max(1);
+        let file_pages = (region_pages / 360).max(1);
         Self {
             space: Extents::new(base, region_pages, file_pages),
             tiers: Default::default(),
@@ -42,10 +42,14 @@ impl Cassandra {
 
 impl Model for Cassandra {
     fn step(&mut self, emit: &mut Emit) {
+        self.space.settle();
+        // Commit log (thread 0), flush (1) and compaction (2) run side by side.
+        emit.on(0);
         let log = File::write(&mut self.space, 1, tag(PROGRAM, COMMIT_LOG, 1), 1, emit);
         let table = File::write(&mut self.space, 1, tag(PROGRAM, FLUSH, 2), BULK_PAGES, emit);
         log.delete(&mut self.space, emit);
         self.tiers[0].push_back(table);
+        emit.on(2);
         for t in 0..TOP {
             if self.tiers[t].len() < FAN_IN {
                 break;

@@ -2,7 +2,7 @@
 //!
 //! * Files are one extent of 8 pages (sources and objects hold 1–8 pages;
 //!   the rest of their extent stays unwritten).
-//! * The tree: S sources (S = region/24), in 256 modules. The first step
+//! * The tree: S sources (S = region/22), in 256 modules. The first step
 //!   writes every source (the checkout, program 5) and builds them all.
 //! * A build: a third of the sources, drawn at random, are rewritten
 //!   (program 5, PC `EDIT`); then each changed source is compiled by a
@@ -11,6 +11,7 @@
 //!   the object (the old object is deleted), then exits. A linker process
 //!   (program 6) writes the binary (a quarter of the objects' size, in
 //!   extents) and deletes the previous one.
+//! * Compilations run four at a time (make -j4), one thread each (`Emit`).
 //! * PCs: each module has its own call sites for its temporaries and its
 //!   object (3 × 256 compiler PCs: many PCs, as a build system's tools
 //!   give), so the PC attribute table's size matters; and every compiler
@@ -32,6 +33,8 @@ const EXTENT_PAGES: u64 = 8;
 const MODULES: u64 = 256;
 /// Compiler sites: per module, preprocessed source, assembly, object.
 const SITES_PER_MODULE: u32 = 3;
+/// Compiler jobs that run at once (make -j).
+const JOBS: usize = 4;
 
 struct Source {
     pages: u64,
@@ -50,13 +53,14 @@ pub struct Gcc {
 impl Gcc {
     pub fn new(base: u64, region_pages: u64, seed: u64) -> Self {
         let mut rng = rng::stream(seed, "gcc");
-        let count = (region_pages / 24).max(4);
+        let count = (region_pages / 22).max(4);
         let mut space = Extents::new(base, region_pages, EXTENT_PAGES);
         let sources = (0..count)
             .map(|_| Source {
                 pages: rng.random_range(1..=EXTENT_PAGES),
                 file: File {
                     extents: vec![space.take()],
+                    ..File::default()
                 },
                 object: None,
             })
@@ -74,7 +78,11 @@ impl Gcc {
     fn small_file(&mut self, pages: u64, context: u64, emit: &mut Emit) -> File {
         let at = self.space.take();
         emit.write(at, pages, context, EXTENT_PAGES);
-        File { extents: vec![at] }
+        File {
+            extents: vec![at],
+            thread: emit.current,
+            batch: emit.batch,
+        }
     }
 
     fn edit(&mut self, i: usize, emit: &mut Emit) {
@@ -123,12 +131,20 @@ impl Model for Gcc {
             self.built = true;
             (0..self.sources.len()).collect()
         };
+        self.space.settle();
         for &i in &changed {
             self.edit(i, emit);
         }
         emit.exit(EDITOR);
-        for &i in &changed {
-            self.compile(i, emit);
+        emit.merge();
+        // make -j: JOBS compilations at a time, one thread each.
+        for jobs in changed.chunks(JOBS) {
+            for (t, &i) in jobs.iter().enumerate() {
+                emit.on(t);
+                self.compile(i, emit);
+            }
+            emit.merge();
+            self.space.settle();
         }
         self.link(emit);
     }

@@ -45,56 +45,118 @@ struct Io {
     context: u64,
 }
 
-/// What models emit into.
+/// What models emit into. A model's activity runs in threads (a WAL writer
+/// beside a compaction, parallel compiler jobs): each thread's requests
+/// stay in order, and at the end of a batch ([`Emit::merge`]) the threads
+/// are interleaved in proportion to the pages they write, so that they
+/// progress together as concurrent threads do and their writes share blocks.
 #[derive(Debug, Default)]
 pub(crate) struct Emit {
     queue: VecDeque<Io>,
+    threads: Vec<Vec<Io>>,
+    current: usize,
+    /// Batches merged so far.
+    batch: u64,
     write_pages: u64,
 }
 
 impl Emit {
+    /// Requests from now on belong to thread `t` (until the next `on`).
+    fn on(&mut self, t: usize) {
+        self.current = t;
+    }
+
+    fn push(&mut self, thread: usize, io: Io) {
+        if self.threads.len() <= thread {
+            self.threads.resize_with(thread + 1, Vec::new);
+        }
+        self.threads[thread].push(io);
+    }
+
     /// Writes pages `lpn..lpn + pages` in requests of at most `per_request`.
     fn write(&mut self, lpn: u64, pages: u64, context: u64, per_request: u64) {
         let mut at = lpn;
         while at < lpn + pages {
             let n = per_request.min(lpn + pages - at);
-            self.queue.push_back(Io {
+            let io = Io {
                 op: Op::Write,
                 lpn: at,
                 pages: n as u32,
                 context,
-            });
+            };
+            self.push(self.current, io);
             at += n;
         }
         self.write_pages += pages;
     }
 
-    fn trim(&mut self, lpn: u64, pages: u64) {
-        self.queue.push_back(Io {
+    fn trim(&mut self, thread: usize, lpn: u64, pages: u64) {
+        let io = Io {
             op: Op::Trim,
             lpn,
             pages: pages as u32,
             context: 0,
-        });
+        };
+        self.push(thread, io);
     }
 
     /// A process of `program` ended (PCStream's non-persistent table forgets it).
     fn exit(&mut self, program: u32) {
-        self.queue.push_back(Io {
+        let io = Io {
             op: Op::Flush,
             lpn: 0,
             pages: 0,
             context: PROCESS_EXIT | u64::from(program) << 32,
-        });
+        };
+        self.push(self.current, io);
+    }
+
+    /// Ends a batch: interleaves the threads into the queue, each advancing
+    /// in proportion to its write pages (ties: the lower thread first).
+    fn merge(&mut self) {
+        let threads = std::mem::take(&mut self.threads);
+        let totals: Vec<u64> = threads
+            .iter()
+            .map(|t| {
+                t.iter()
+                    .filter(|io| io.op == Op::Write)
+                    .map(|io| u64::from(io.pages))
+                    .sum::<u64>()
+                    .max(1)
+            })
+            .collect();
+        let mut next = vec![0usize; threads.len()];
+        let mut done = vec![0u64; threads.len()];
+        loop {
+            // The thread least far along (done / total), compared exactly.
+            let pick = (0..threads.len())
+                .filter(|&t| next[t] < threads[t].len())
+                .min_by(|&a, &b| {
+                    (u128::from(done[a]) * u128::from(totals[b]))
+                        .cmp(&(u128::from(done[b]) * u128::from(totals[a])))
+                        .then(a.cmp(&b))
+                });
+            let Some(t) = pick else { break };
+            let io = threads[t][next[t]];
+            next[t] += 1;
+            if io.op == Op::Write {
+                done[t] += u64::from(io.pages);
+            }
+            self.queue.push_back(io);
+        }
+        self.current = 0;
+        self.batch += 1;
     }
 }
 
 /// A region of the address space cut into equal extents, reused first in,
-/// first out.
+/// first out. An extent freed in a batch is reused only after the batch
+/// ([`Extents::settle`]), so its trim always precedes its next write.
 #[derive(Debug, Clone)]
 struct Extents {
     extent_pages: u64,
     free: VecDeque<u64>,
+    pending: Vec<u64>,
 }
 
 impl Extents {
@@ -103,6 +165,7 @@ impl Extents {
         Self {
             extent_pages,
             free: (0..n).map(|i| base + i * extent_pages).collect(),
+            pending: Vec::new(),
         }
     }
 
@@ -113,21 +176,22 @@ impl Extents {
             .expect("the model's footprint fits its region (sized in its constructor)")
     }
 
-    /// Frees an extent: trims it and queues it for reuse.
-    fn give_back(&mut self, lpn: u64, emit: &mut Emit) {
-        emit.trim(lpn, self.extent_pages);
-        self.free.push_back(lpn);
+    /// Ends a batch: extents freed in it become free for reuse.
+    fn settle(&mut self) {
+        self.free.extend(self.pending.drain(..));
     }
 }
 
-/// A file of whole extents.
+/// A file of whole extents, and the thread and batch that wrote it.
 #[derive(Debug, Clone, Default)]
 struct File {
     extents: Vec<u64>,
+    thread: usize,
+    batch: u64,
 }
 
 impl File {
-    /// A new file of `extents` extents, written at `context`.
+    /// A new file of `extents` extents, written at `context` by the current thread.
     fn write(
         space: &mut Extents,
         extents: u64,
@@ -139,17 +203,32 @@ impl File {
         for &e in &extents {
             emit.write(e, space.extent_pages, context, per_request);
         }
-        File { extents }
+        File {
+            extents,
+            thread: emit.current,
+            batch: emit.batch,
+        }
     }
 
+    /// Deletes the file: trims its extents, which are free after the batch.
+    /// A file written in this batch is trimmed after its writes, in the
+    /// thread that wrote it.
     fn delete(self, space: &mut Extents, emit: &mut Emit) {
+        let thread = if self.batch == emit.batch {
+            self.thread
+        } else {
+            emit.current
+        };
         for e in self.extents {
-            space.give_back(e, emit);
+            emit.trim(thread, e, space.extent_pages);
+            space.pending.push(e);
         }
     }
 }
 
-/// One application: emits its next burst of activity.
+/// One application: emits its next burst of activity (one batch or more:
+/// a model that ends a batch itself calls `Emit::merge` and `Extents::settle`;
+/// the source merges after each step, and the model settles at its next).
 trait Model: Send {
     fn step(&mut self, emit: &mut Emit);
 }
@@ -215,6 +294,7 @@ impl RequestSource for AppSource {
                 .expect("at least one model");
             let before = self.emit.write_pages;
             self.models[i].step(&mut self.emit);
+            self.emit.merge();
             // A step that writes nothing still counts, so turns move on.
             self.written[i] += (self.emit.write_pages - before).max(1);
         }

@@ -8,7 +8,7 @@
 //!   L1 holds 4 files and L2 40: each file over a level's size is merged,
 //!   oldest first, with the 10 files of the level below it that its keys
 //!   overlap (the oldest there), and the merge writes those 11 files back
-//!   to the level below. The last level (L3, 400 files, bulk-loaded at the
+//!   to the level below. The last level (L3, 450 files, bulk-loaded at the
 //!   start with PC `LOAD`) absorbs: a merge into it writes 10 files, since
 //!   the newer keys replace older ones.
 //! * Every compaction output has the same PC (`COMPACT`) whatever its
@@ -16,7 +16,10 @@
 //!   L0 merge, L2 about four, L3 about 40. The manual map knows the level
 //!   (manual streams 3, 4, 5 for L1, L2, L3).
 //!
-//! The tree occupies about 77 % of its region.
+//! The WAL writer, the flush with the merge into L1, and the merges into
+//! L2 and L3 are four threads (`Emit`): their writes interleave. The tree
+//! occupies about 83 % of its region (98 % at the peak of a step, when a
+//! step's inputs are deleted).
 
 use std::collections::VecDeque;
 
@@ -29,7 +32,7 @@ const COMPACT: u32 = 3;
 const LOAD: u32 = 4;
 
 /// Files per level (L1, L2, L3) and the overlap of a merge.
-const LEVEL_FILES: [usize; 3] = [4, 40, 400];
+const LEVEL_FILES: [usize; 3] = [4, 40, 450];
 const L0_TRIGGER: usize = 4;
 const OVERLAP: usize = 10;
 
@@ -55,8 +58,10 @@ impl Rocksdb {
         File::write(&mut self.space, 1, tag(PROGRAM, site, manual), per, emit)
     }
 
-    /// Merges `inputs` into level `to` (1..=3) with `overlap` of its files.
+    /// Merges `inputs` into level `to` (1..=3) with `overlap` of its files,
+    /// in compaction thread `to` (merges into different levels run side by side).
     fn merge(&mut self, inputs: Vec<File>, to: usize, overlap: usize, emit: &mut Emit) {
+        emit.on(to);
         let below: Vec<File> = (0..overlap.min(self.levels[to].len()))
             .filter_map(|_| self.levels[to].pop_front())
             .collect();
@@ -77,6 +82,7 @@ impl Rocksdb {
 
 impl Model for Rocksdb {
     fn step(&mut self, emit: &mut Emit) {
+        self.space.settle();
         if !self.loaded {
             // Bulk load of the last level, so the tree starts in steady state.
             for _ in 0..LEVEL_FILES[2] {
@@ -86,7 +92,10 @@ impl Model for Rocksdb {
             self.loaded = true;
             return;
         }
+        // The WAL writer (thread 0) runs beside the flush and compactions.
+        emit.on(0);
         let wal = self.write_file(WAL, 1, emit);
+        emit.on(1);
         let l0 = self.write_file(FLUSH, 2, emit);
         wal.delete(&mut self.space, emit);
         self.levels[0].push_back(l0);

@@ -55,7 +55,9 @@ impl Sqlite {
         }
     }
 
+    /// In thread 1, beside the WAL appends of thread 0.
     fn checkpoint(&mut self, emit: &mut Emit) {
+        emit.on(1);
         // Runs of consecutive dirty pages become one request each.
         let pages: Vec<u64> = std::mem::take(&mut self.dirty).into_iter().collect();
         let mut i = 0;
@@ -88,6 +90,7 @@ impl Model for Sqlite {
             self.dirty.insert(page);
         }
         for _ in 0..=PAGES_PER_TRANSACTION {
+            emit.on(0);
             emit.write(self.wal_base + self.wal_at, 1, tag(PROGRAM, WAL, 1), 1);
             self.wal_at += 1;
             if self.wal_at == self.wal_pages {
