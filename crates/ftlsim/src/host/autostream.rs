@@ -64,7 +64,7 @@ impl Default for AutoStreamConfig {
 impl AutoStreamConfig {
     pub(super) fn validate(&self, key: &str, below: &LowerSpace) -> Result<(), ConfigError> {
         let page = u64::from(below.page_bytes);
-        if self.chunk_bytes == 0 || self.chunk_bytes % page != 0 {
+        if self.chunk_bytes == 0 || !self.chunk_bytes.is_multiple_of(page) {
             return Err(ConfigError::new(
                 format!("{key}.chunk_bytes"),
                 format!(

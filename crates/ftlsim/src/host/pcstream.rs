@@ -90,7 +90,7 @@ impl Default for PcStreamConfig {
 impl PcStreamConfig {
     pub(super) fn validate(&self, key: &str, below: &LowerSpace) -> Result<(), ConfigError> {
         let page = u64::from(below.page_bytes);
-        if self.lba_granularity_bytes == 0 || self.lba_granularity_bytes % page != 0 {
+        if self.lba_granularity_bytes == 0 || !self.lba_granularity_bytes.is_multiple_of(page) {
             return Err(ConfigError::new(
                 format!("{key}.lba_granularity_bytes"),
                 format!(
