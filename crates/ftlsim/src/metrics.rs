@@ -351,6 +351,42 @@ pub struct LayerStats {
     pub metadata_pages: u64,
     /// `write_pages_out / write_pages_in`; null when nothing was written in.
     pub wa: Option<f64>,
+    /// What a learned stream assigner (autostream, pcstream, oracle) did;
+    /// absent for every other layer, so their reports are unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assigner: Option<AssignerStats>,
+}
+
+/// A learned stream assigner's counters (over the measured window in the
+/// report; the sizes as at its end).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct AssignerStats {
+    /// Host pages the layer put on stream 0 (unknown or coldest class).
+    pub stream0_write_pages: u64,
+    /// PCStream: k-means runs, and PCs whose stream changed in one.
+    pub reclusterings: u64,
+    pub pcs_moved: u64,
+    /// PCStream: PCs in the attribute table now, and lookups of a PC the
+    /// table did not hold (new, evicted, or cleared at a process's end).
+    pub pc_table_entries: u64,
+    pub pc_table_misses: u64,
+    /// The layer's state in bytes (tables it keeps), and per logical page.
+    pub state_bytes: u64,
+    pub state_bytes_per_logical_page: f64,
+}
+
+impl AssignerStats {
+    /// The counts between `earlier` and `self`; sizes (table entries,
+    /// state) are as they are now.
+    pub fn since(&self, earlier: &AssignerStats) -> AssignerStats {
+        AssignerStats {
+            stream0_write_pages: self.stream0_write_pages - earlier.stream0_write_pages,
+            reclusterings: self.reclusterings - earlier.reclusterings,
+            pcs_moved: self.pcs_moved - earlier.pcs_moved,
+            pc_table_misses: self.pc_table_misses - earlier.pc_table_misses,
+            ..*self
+        }
+    }
 }
 
 impl LayerStats {
@@ -375,6 +411,10 @@ impl LayerStats {
             gc_count: self.gc_count - earlier.gc_count,
             metadata_pages: self.metadata_pages - earlier.metadata_pages,
             wa: None,
+            assigner: match (self.assigner, earlier.assigner) {
+                (Some(now), Some(then)) => Some(now.since(&then)),
+                (now, _) => now,
+            },
         }
         .with_wa()
     }

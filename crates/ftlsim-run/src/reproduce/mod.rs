@@ -49,4 +49,16 @@ pub const BUILT_IN: &[BuiltIn] = &[
             embed!("examples/log-on-log/zoned.toml"),
         ],
     },
+    BuiltIn {
+        name: "pcstream",
+        file: embed!("experiments/pcstream.toml"),
+        configs: &[
+            embed!("examples/pcstream/rocksdb.toml"),
+            embed!("examples/pcstream/sqlite.toml"),
+            embed!("examples/pcstream/gcc.toml"),
+            embed!("examples/pcstream/cassandra.toml"),
+            embed!("examples/pcstream/mixed1.toml"),
+            embed!("examples/pcstream/mixed2.toml"),
+        ],
+    },
 ];

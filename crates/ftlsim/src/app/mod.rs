@@ -4,3 +4,4 @@
 //! the simulator measures.
 
 pub mod lsm;
+pub mod pcapps;

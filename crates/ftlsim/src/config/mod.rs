@@ -505,6 +505,38 @@ impl Config {
                 ));
             }
         }
+        if w.kind == WorkloadType::Mix {
+            if w.mix.len() < 2 || w.mix.iter().any(|k| !k.is_app() || *k == WorkloadType::Mix) {
+                return Err(ConfigError::new(
+                    "workload.mix",
+                    "type = \"mix\" needs two or more of rocksdb, sqlite, gcc, cassandra",
+                ));
+            }
+        } else if !w.mix.is_empty() {
+            return Err(ConfigError::new(
+                "workload.mix",
+                "only for workload.type = \"mix\"",
+            ));
+        }
+        if w.kind.is_app() {
+            let models = w.mix.len().max(1) as u64;
+            if self.span_pages() / models < crate::app::pcapps::MIN_REGION_PAGES {
+                return Err(ConfigError::new(
+                    "workload.span",
+                    format!(
+                        "an application model needs {} pages of the span ({} for {models})",
+                        crate::app::pcapps::MIN_REGION_PAGES,
+                        crate::app::pcapps::MIN_REGION_PAGES * models
+                    ),
+                ));
+            }
+            if w.read_fraction > 0.0 || w.trim_fraction > 0.0 || w.requests.is_some() {
+                return Err(ConfigError::new(
+                    "workload.type",
+                    "an application model writes and trims as it does: workload.read_fraction, trim_fraction and requests do not apply",
+                ));
+            }
+        }
         if w.kind == WorkloadType::Tables {
             fraction("workload.pareto_h", w.pareto_h, true)?;
             let slots = self.span_pages() / u64::from(w.request_pages.max(1));

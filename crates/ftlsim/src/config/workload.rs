@@ -16,6 +16,28 @@ pub enum WorkloadType {
     Tables,
     /// Replay of a block trace (`workload.trace.*`).
     Trace,
+    /// PC-tagged application models (`app/pcapps`): a leveled LSM tree,
+    /// a database in WAL mode, repeated builds, a size-tiered store.
+    Rocksdb,
+    Sqlite,
+    Gcc,
+    Cassandra,
+    /// Several of the application models side by side (`workload.mix`).
+    Mix,
+}
+
+impl WorkloadType {
+    /// Whether this is an application model (or a mix of them).
+    pub fn is_app(self) -> bool {
+        matches!(
+            self,
+            WorkloadType::Rocksdb
+                | WorkloadType::Sqlite
+                | WorkloadType::Gcc
+                | WorkloadType::Cassandra
+                | WorkloadType::Mix
+        )
+    }
 }
 
 /// Where and how to read a trace for `workload.type = "trace"`.
@@ -102,6 +124,9 @@ pub struct WorkloadConfig {
     /// Tables pattern: sysbench's `rand-pareto-h`: a share 1 − h of the
     /// accesses goes to a share h of each table's rows (0.2: 80/20).
     pub pareto_h: f64,
+    /// `type = "mix"`: the application models that run side by side, each
+    /// in an equal share of the span (e.g. `["rocksdb", "gcc"]`).
+    pub mix: Vec<WorkloadType>,
     pub trace: TraceConfig,
 }
 
@@ -127,6 +152,7 @@ impl Default for WorkloadConfig {
             trace: TraceConfig::default(),
             tables: 1,
             pareto_h: 0.2,
+            mix: Vec::new(),
         }
     }
 }

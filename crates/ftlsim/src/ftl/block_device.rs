@@ -87,6 +87,7 @@ impl BlockDevice for Ssd {
                 gc_count: c.gc_count + c.wl_count,
                 metadata_pages: 0,
                 wa: None,
+                assigner: None,
             }
             .with_wa(),
         );

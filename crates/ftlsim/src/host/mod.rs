@@ -5,10 +5,14 @@
 //! A layer is one file: a config struct (its keys, with serde), a type that
 //! implements [`HostLayer`], and its line in the registry (`registry.rs`).
 
+pub mod autostream;
 pub mod context_streams;
+pub mod kmeans;
 pub mod layer;
 pub mod lba_streams;
 pub mod log;
+pub mod oracle;
+pub mod pcstream;
 pub mod registry;
 pub mod stack;
 

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::layer::HostLayer;
-use super::{context_streams, lba_streams, log};
+use super::{autostream, context_streams, lba_streams, log, oracle, pcstream};
 use crate::error::ConfigError;
 
 /// The `[host]` section: layers over the device, top to bottom.
@@ -28,6 +28,12 @@ pub enum LayerConfig {
     Manual(context_streams::ManualConfig),
     /// Linux write-lifetime hints (in the context tag) to streams 1–4.
     WriteHint(context_streams::WriteHintConfig),
+    /// AutoStream: streams by each chunk's recency-weighted write count.
+    Autostream(autostream::AutoStreamConfig),
+    /// PCStream: streams by program context, learned lifetimes, k-means.
+    Pcstream(pcstream::PcStreamConfig),
+    /// Streams by each page's true remaining lifetime (a pre-pass).
+    Oracle(oracle::OracleConfig),
 }
 
 /// What a layer sees of the space below it.
@@ -67,6 +73,9 @@ impl LayerConfig {
             LayerConfig::Log(c) => c.validate(key, below),
             LayerConfig::Manual(c) => c.validate(key, below.streams),
             LayerConfig::WriteHint(_) => Ok(()),
+            LayerConfig::Autostream(c) => c.validate(key, below),
+            LayerConfig::Pcstream(c) => c.validate(key, below),
+            LayerConfig::Oracle(c) => c.validate(key),
         }
     }
 
@@ -74,9 +83,12 @@ impl LayerConfig {
     pub fn logical_pages(&self, below_pages: u64) -> u64 {
         match self {
             // Streams keep addresses as they are.
-            LayerConfig::LbaStreams(_) | LayerConfig::Manual(_) | LayerConfig::WriteHint(_) => {
-                below_pages
-            }
+            LayerConfig::LbaStreams(_)
+            | LayerConfig::Manual(_)
+            | LayerConfig::WriteHint(_)
+            | LayerConfig::Autostream(_)
+            | LayerConfig::Pcstream(_)
+            | LayerConfig::Oracle(_) => below_pages,
             LayerConfig::Log(c) => c.logical_pages(below_pages),
         }
     }
@@ -90,6 +102,9 @@ impl LayerConfig {
             LayerConfig::WriteHint(_) => {
                 Box::new(context_streams::ContextStreams::write_hint(below.streams))
             }
+            LayerConfig::Autostream(c) => Box::new(autostream::AutoStream::new(c, below)),
+            LayerConfig::Pcstream(c) => Box::new(pcstream::PcStream::new(c, below)),
+            LayerConfig::Oracle(c) => Box::new(oracle::Oracle::new(c, below)),
         }
     }
 }
@@ -100,9 +115,22 @@ impl HostConfig {
         let mut below = *device;
         for (i, layer) in self.layers.iter().enumerate().rev() {
             layer.validate(&format!("host.layers[{i}]"), &below)?;
+            if i > 0 && matches!(layer, LayerConfig::Oracle(_)) {
+                return Err(ConfigError::new(
+                    format!("host.layers[{i}].type"),
+                    "the oracle must be the top layer (its pre-pass counts the workload's own page writes)",
+                ));
+            }
             below = below.above(layer);
         }
         Ok(())
+    }
+
+    /// Whether the stack has an oracle (the run then makes a pre-pass).
+    pub fn has_oracle(&self) -> bool {
+        self.layers
+            .iter()
+            .any(|l| matches!(l, LayerConfig::Oracle(_)))
     }
 
     /// Logical pages at the top of the stack over a device of `device_pages`.

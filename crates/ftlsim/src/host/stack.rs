@@ -1,5 +1,7 @@
 //! The stack: host layers, top to bottom, over the SSD.
 
+use std::sync::Arc;
+
 use super::layer::HostLayer;
 use crate::config::Config;
 use crate::error::SimError;
@@ -59,6 +61,18 @@ impl Stack {
         self.layers
             .iter()
             .try_fold(lpn, |lpn, layer| layer.translate(lpn))
+    }
+
+    /// The oracle pre-pass's record (see `HostLayer::take_record`), if a layer has one.
+    pub fn take_record(&mut self) -> Option<Vec<u64>> {
+        self.layers.iter_mut().find_map(|l| l.take_record())
+    }
+
+    /// Hands every layer the future of its page writes (only the oracle uses it).
+    pub fn foresee(&mut self, future: &Arc<Vec<u32>>) {
+        for layer in &mut self.layers {
+            layer.foresee(future);
+        }
     }
 
     /// Checks every layer's invariants and the device's.

@@ -145,10 +145,35 @@ impl Simulation {
             )
             .into());
         }
-        Self::new_inner(cfg, options)
+        Self::new_inner(cfg, options, false)
     }
 
-    fn new_inner(cfg: &Config, options: &RunOptions) -> Result<Self, SimError> {
+    /// The oracle's pre-pass: the same run with the oracle recording the
+    /// address of every page written and trimmed, turned into each page
+    /// write's remaining lifetime (see `host::oracle`).
+    fn foresee(cfg: &Config, options: &RunOptions) -> Result<Arc<Vec<u32>>, SimError> {
+        if cfg.workload.kind == WorkloadType::Trace {
+            return Err(crate::ConfigError::new(
+                "host.layers[0].type",
+                "the oracle needs a pre-pass over the workload, which a trace replay does not offer: use a synthetic workload or an application model",
+            )
+            .into());
+        }
+        let mut sim = Self::new_inner(cfg, options, true)?;
+        sim.precondition(&mut |_| {})?;
+        sim.warm_up(&mut |_| {})?;
+        sim.measure(&mut |_| {})?;
+        let record = match &mut sim.device {
+            Device::Stacked(stack) => stack.take_record().unwrap_or_default(),
+            Device::Plain(_) => Vec::new(),
+        };
+        Ok(Arc::new(crate::host::oracle::remaining_lifetimes(
+            &record,
+            cfg.host_pages(),
+        )))
+    }
+
+    fn new_inner(cfg: &Config, options: &RunOptions, prepass: bool) -> Result<Self, SimError> {
         let ssd = Ssd::new(
             cfg,
             &SsdOptions {
@@ -161,7 +186,11 @@ impl Simulation {
         let device = if cfg.host.layers.is_empty() {
             Device::Plain(ssd)
         } else {
-            Device::Stacked(Stack::new(cfg, ssd))
+            let mut stack = Stack::new(cfg, ssd);
+            if cfg.host.has_oracle() && !prepass {
+                stack.foresee(&Self::foresee(cfg, options)?);
+            }
+            Device::Stacked(stack)
         };
         let window = cfg
             .metrics
@@ -188,13 +217,22 @@ impl Simulation {
             Some(_) => Some(Timer::new(cfg, ArrivalSource::Synthetic)?),
             None => None,
         };
+        let mut driver_external = None;
+        if cfg.workload.kind.is_app() {
+            // Application models are sources like a trace, built here.
+            let generator = Generator::new(cfg);
+            driver_external = Some(External::new(
+                Box::new(crate::app::pcapps::AppSource::new(cfg)),
+                generator.has_content(),
+            ));
+        }
         Ok(Self {
             cfg: cfg.clone(),
             device,
             driver: Driver {
                 generator: Generator::new(cfg),
                 synthetic: Synthetic::default(),
-                external: None,
+                external: driver_external,
                 recorder: Recorder::new(window, options.check, options.cancel.clone()),
                 timer,
                 req: Request::default(),
@@ -219,7 +257,7 @@ impl Simulation {
         options: &RunOptions,
         source: Box<dyn RequestSource>,
     ) -> Result<Self, SimError> {
-        let mut sim = Self::new_inner(cfg, options)?;
+        let mut sim = Self::new_inner(cfg, options, false)?;
         if cfg.workload.requests.is_none() && cfg.workload.writes.is_none() {
             sim.measured = Measured::Requests(u64::MAX);
             sim.total = sim.precondition_pages + sim.warmup_pages;

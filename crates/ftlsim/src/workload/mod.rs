@@ -125,7 +125,15 @@ impl Generator {
         let pattern = match w.kind {
             // A trace replay draws addresses from its source; the generator
             // only supplies content, so any pattern will do here.
-            WorkloadType::Uniform | WorkloadType::Trace => Pattern::Uniform { slots },
+            // A trace or an application model draws addresses from its
+            // source; the generator only supplies content, so any pattern will do.
+            WorkloadType::Uniform
+            | WorkloadType::Trace
+            | WorkloadType::Rocksdb
+            | WorkloadType::Sqlite
+            | WorkloadType::Gcc
+            | WorkloadType::Cassandra
+            | WorkloadType::Mix => Pattern::Uniform { slots },
             WorkloadType::HotCold => {
                 let hot_slots =
                     ((w.hot_space_fraction * slots as f64).round() as u64).clamp(1, slots - 1);

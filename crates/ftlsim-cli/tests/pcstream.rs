@@ -1,0 +1,99 @@
+//! `ftlsim reproduce pcstream --quick`: the directions of PCStream's
+//! evaluation that hold for our application models (docs/pcstream.md says
+//! which of the paper's do not, and why), and bad assigner input.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn ftlsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ftlsim"))
+        .args(args)
+        .output()
+        .expect("run ftlsim")
+}
+
+#[test]
+fn quick_grid_shows_the_directions_that_hold_for_our_models() {
+    let out = ftlsim(&["reproduce", "pcstream", "--quick", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let waf = |w: &str, variant: &str| {
+        v["workloads"][w][variant]["waf"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{w}/{variant}: no WAF"))
+    };
+    let below = |w: &str, order: &[&str]| {
+        for pair in order.windows(2) {
+            let (a, b) = (waf(w, pair[0]), waf(w, pair[1]));
+            assert!(
+                a < b,
+                "{w}: {} {a:.4} not below {} {b:.4}",
+                pair[0],
+                pair[1]
+            );
+        }
+    };
+    for w in ["gcc", "mixed2"] {
+        below(w, &["oracle", "pcstream", "autostream", "baseline"]);
+    }
+    for w in ["rocksdb", "mixed1"] {
+        // PCStream beats the legacy device, AutoStream beats PCStream here.
+        below(w, &["pcstream", "baseline"]);
+        below(w, &["autostream", "baseline"]);
+        assert!(waf(w, "oracle") <= waf(w, "pcstream"));
+    }
+    below("sqlite", &["autostream", "pcstream", "baseline"]);
+    for w in ["rocksdb", "sqlite", "gcc", "mixed1", "mixed2"] {
+        below(w, &["baseline+internal", "baseline"]);
+    }
+    for w in ["sqlite", "gcc", "mixed1", "mixed2"] {
+        below(w, &["autostream+internal", "autostream"]);
+    }
+    // The oracle is the bound on every workload.
+    for w in ["rocksdb", "sqlite", "gcc", "cassandra", "mixed1", "mixed2"] {
+        for variant in ["baseline", "autostream", "pcstream", "manual"] {
+            assert!(waf(w, "oracle") <= waf(w, variant) + 1e-9, "{w}/{variant}");
+        }
+    }
+}
+
+#[test]
+fn bad_assigner_input_is_one_line_and_exit_2() {
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["--set", "host.layers=[{type = \"pcstream\", k = 9}]"],
+            "host.layers[0].k",
+        ),
+        (
+            &[
+                "--set",
+                "host.layers=[{type = \"autostream\", algorithm = \"lru\"}]",
+            ],
+            "unknown variant `lru`, expected `sfr` or `mq`",
+        ),
+        (
+            &["--set", "host.layers=[{type = \"manual\", map = [[1, 9]]}]"],
+            "host.layers[0].map[0]",
+        ),
+    ];
+    for (sets, key) in cases {
+        let mut args = vec![
+            "run",
+            "--set",
+            "ftl.streams=9",
+            "--set",
+            "device.blocks=256",
+        ];
+        args.extend_from_slice(sets);
+        let out = ftlsim(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.contains(key), "{key}: {err}");
+    }
+}
