@@ -1,5 +1,6 @@
 //! `ftlsim`: the command-line front of the ftlsim library.
 
+mod device_cmd;
 mod progress;
 mod reproduce;
 mod trace_cmd;
@@ -84,6 +85,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The simulated SSD as a live block device: real file systems and
+    /// applications on it (docs/live-device.md).
+    Device {
+        #[command(subcommand)]
+        command: device_cmd::DeviceCommand,
+    },
     /// Measure simulation throughput and memory.
     Bench {
         /// A 4096-block device instead of the 64 GiB one.
@@ -166,6 +173,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             )
         }
         Command::Reproduce(args) => reproduce::run(args),
+        Command::Device { command } => device_cmd::run_device_command(command),
         Command::CrashTest {
             config,
             sets,

@@ -1,0 +1,102 @@
+//! `ftlsim device`: the simulated SSD as a live block device (ftlsim-live).
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{anyhow, Result};
+use clap::Subcommand;
+
+#[derive(Subcommand)]
+pub enum DeviceCommand {
+    /// Make a file system on a live simulated device, run COMMAND in it,
+    /// unmount and print the report (docs/live-device.md). Needs root,
+    /// /dev/fuse and the file system's tools.
+    Run {
+        /// TOML config (device, ftl, host layers); omitted, the built-in defaults.
+        config: Option<PathBuf>,
+        /// Override a config key (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+        /// Device size, e.g. 2GiB (device.blocks is fitted to it).
+        #[arg(long)]
+        size: String,
+        /// File system to make: ext4, btrfs or xfs.
+        #[arg(long, default_value = "ext4")]
+        fs: String,
+        /// Write a native trace of everything the device saw (`ftlsim run` replays it).
+        #[arg(long, value_name = "TRACE")]
+        record: Option<PathBuf>,
+        /// Mount the file system here (a scratch directory otherwise).
+        #[arg(long, value_name = "DIR")]
+        mount: Option<PathBuf>,
+        /// Print the report as one JSON object, as `run --json` does.
+        #[arg(long)]
+        json: bool,
+        /// The command to run in the mounted file system (after `--`).
+        #[arg(last = true, required = true, value_name = "COMMAND")]
+        command: Vec<OsString>,
+    },
+}
+
+pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
+    match cmd {
+        DeviceCommand::Run {
+            config,
+            sets,
+            size,
+            fs,
+            record,
+            mount,
+            json,
+            command,
+        } => {
+            let size_bytes = ftlsim_live::parse_size(&size).map_err(|e| anyhow!("--size: {e}"))?;
+            let fs = fs
+                .parse::<ftlsim_live::FsKind>()
+                .map_err(|e| anyhow!("--fs: {e}"))?;
+            let req = ftlsim_live::RunRequest {
+                config,
+                sets,
+                size_bytes,
+                fs,
+                record: record.clone(),
+                mount,
+                command,
+            };
+            let out = ftlsim_live::run(&req)?;
+            let h = out.host;
+            eprintln!(
+                "ftlsim: host sent {} writes ({} bytes), {} reads ({} bytes), {} discards ({} bytes), {} flushes",
+                h.write_requests,
+                h.write_bytes,
+                h.read_requests,
+                h.read_bytes,
+                h.discard_requests,
+                h.discard_bytes,
+                h.flush_requests
+            );
+            if let Some(path) = &record {
+                eprintln!(
+                    "ftlsim: recorded {}; replay with: ftlsim run CONFIG --set workload.type=trace --set workload.trace.path={} --set workload.trace.format=native",
+                    path.display(),
+                    path.display()
+                );
+            }
+            if json {
+                println!("{}", serde_json::to_string(&out.report)?);
+            } else {
+                print!(
+                    "{}",
+                    ftlsim_run::output::summary_table(&out.cfg, &out.report)
+                );
+            }
+            if out.status.success() {
+                Ok(ExitCode::SUCCESS)
+            } else {
+                eprintln!("ftlsim: the command failed ({})", out.status);
+                Ok(ExitCode::from(1))
+            }
+        }
+    }
+}
