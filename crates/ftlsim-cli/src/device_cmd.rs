@@ -78,9 +78,9 @@ pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
             );
             if let Some(path) = &record {
                 eprintln!(
-                    "ftlsim: recorded {}; replay with: ftlsim run CONFIG --set workload.type=trace --set workload.trace.path={} --set workload.trace.format=native",
+                    "ftlsim: recorded {}; replay with: ftlsim run {}",
                     path.display(),
-                    path.display()
+                    ftlsim_live::replay_config_path(path).display()
                 );
             }
             if json {

@@ -22,5 +22,5 @@ pub mod store;
 pub mod system;
 
 pub use device::{fitted_config, parse_size, LiveDevice};
-pub use run::{run, RunOutcome, RunRequest};
+pub use run::{replay_config_path, run, RunOutcome, RunRequest};
 pub use system::FsKind;

@@ -41,7 +41,10 @@ pub fn live_config(mut cfg: Config, record: Option<&Path>) -> Config {
     // What `ftlsim run` needs to replay the run; without a recording the
     // path only names where the requests came from.
     cfg.workload.trace.path = match record {
-        Some(p) => p.display().to_string(),
+        Some(p) => std::path::absolute(p)
+            .unwrap_or_else(|_| p.to_path_buf())
+            .display()
+            .to_string(),
         None => "(live device)".to_string(),
     };
     cfg.workload.trace.format = Some("native".to_string());

@@ -136,3 +136,55 @@ fn btrfs_writes_read_back_and_discards_trim() {
     require_live!();
     check_fs(FsKind::Btrfs);
 }
+
+/// A live run with GC (a file rewritten three times over on a small
+/// device, dedup on so fingerprints are in play) recorded, then replayed by
+/// `ftlsim run`'s path from the config written next to the trace: the same
+/// host pages, NAND pages and WAF.
+#[test]
+fn recorded_trace_replays_to_the_same_counts() {
+    require_live!();
+    let dir = scratch("replay");
+    let trace = dir.join("live.trace");
+    let script = "set -e
+for round in 1 2 3; do
+  dd if=/dev/urandom of=big bs=1M count=80 oflag=direct conv=notrunc status=none
+  dd if=/dev/zero of=zeros bs=1M count=8 oflag=direct status=none
+  sync
+  rm zeros
+done
+sync";
+    let req = RunRequest {
+        config: None,
+        sets: vec!["ftl.dedup=true".into()],
+        size_bytes: 128 << 20,
+        fs: FsKind::Ext4,
+        record: Some(trace.clone()),
+        mount: None,
+        command: vec!["sh".into(), "-c".into(), script.into()],
+    };
+    let live = ftlsim_live::run(&req).unwrap();
+    assert!(live.status.success());
+    let cfg =
+        ftlsim_run::load::load_config(Some(&ftlsim_live::replay_config_path(&trace)), &[]).unwrap();
+    let replay = ftlsim_run::simulate(&cfg, false, &mut |_| {}).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let (a, b) = (&live.report.window, &replay.window);
+    assert!(a.gc_count > 0, "the run must reach GC to test WAF: {a:?}");
+    assert!(a.host_trim_pages > 0 && a.flushes > 0);
+    assert_eq!(a.host_write_pages, b.host_write_pages);
+    assert_eq!(a.host_read_pages, b.host_read_pages);
+    assert_eq!(a.host_trim_pages, b.host_trim_pages);
+    assert_eq!(a.flushes, b.flushes);
+    assert_eq!(a.nand_write_pages, b.nand_write_pages);
+    assert_eq!(a.gc_count, b.gc_count);
+    assert_eq!(a.waf, b.waf);
+    assert_eq!(
+        serde_json::to_value(&live.report.sharing).unwrap(),
+        serde_json::to_value(&replay.sharing).unwrap()
+    );
+    assert!(
+        live.report.sharing.dedup_hit_pages.unwrap_or(0) > 0,
+        "the zero pages dedup"
+    );
+}
