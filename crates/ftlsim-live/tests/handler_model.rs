@@ -39,7 +39,9 @@ fn run(steps: &[Step], dedup: bool) {
         match *s {
             Step::Write { offset, len, fill } => {
                 // Bytes that differ within a write, so misplaced copies show.
-                let data: Vec<u8> = (0..len).map(|k| fill ^ (k as u8).wrapping_mul(31)).collect();
+                let data: Vec<u8> = (0..len)
+                    .map(|k| fill ^ (k as u8).wrapping_mul(31))
+                    .collect();
                 h.write(offset, &data).unwrap();
                 model[offset as usize..(offset + len) as usize].copy_from_slice(&data);
             }
