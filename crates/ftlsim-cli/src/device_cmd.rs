@@ -37,6 +37,27 @@ pub enum DeviceCommand {
         #[arg(last = true, required = true, value_name = "COMMAND")]
         command: Vec<OsString>,
     },
+    /// Keep a live simulated device up until interrupted (Ctrl-C): its file
+    /// is DIR/dev/disk (attach it with losetup), its statistics
+    /// DIR/stats.json, rewritten every second. Prints the report at the end.
+    Serve {
+        /// TOML config (device, ftl, host layers); omitted, the built-in defaults.
+        config: Option<PathBuf>,
+        /// Override a config key (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+        /// Device size, e.g. 2GiB (device.blocks is fitted to it).
+        #[arg(long)]
+        size: String,
+        /// Write a native trace of everything the device saw.
+        #[arg(long, value_name = "TRACE")]
+        record: Option<PathBuf>,
+        /// Print the report as one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// Directory for dev/disk and stats.json (created if missing).
+        dir: PathBuf,
+    },
 }
 
 pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
@@ -97,6 +118,43 @@ pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
                 eprintln!("ftlsim: the command failed ({})", out.status);
                 Ok(ExitCode::from(1))
             }
+        }
+        DeviceCommand::Serve {
+            config,
+            sets,
+            size,
+            record,
+            json,
+            dir,
+        } => {
+            let size_bytes = ftlsim_live::parse_size(&size).map_err(|e| anyhow!("--size: {e}"))?;
+            ftlsim_live::system::require_device()?;
+            let req = ftlsim_live::serve::ServeRequest {
+                config,
+                sets,
+                size_bytes,
+                record,
+                dir: dir.clone(),
+            };
+            eprintln!(
+                "ftlsim: serving {} (statistics in {}); Ctrl-C to stop",
+                ftlsim_live::serve::disk_path(&dir).display(),
+                dir.join("stats.json").display()
+            );
+            let never = std::sync::atomic::AtomicBool::new(false);
+            let (report, _host) = ftlsim_live::serve::serve(&req, &never)?;
+            if json {
+                println!("{}", serde_json::to_string(&report)?);
+            } else {
+                let cfg = ftlsim_live::fitted_config(
+                    req.config.as_deref(),
+                    &req.sets,
+                    size_bytes,
+                    req.record.as_deref(),
+                )?;
+                print!("{}", ftlsim_run::output::summary_table(&cfg, &report));
+            }
+            Ok(ExitCode::SUCCESS)
         }
     }
 }

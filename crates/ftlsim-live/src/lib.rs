@@ -10,6 +10,7 @@
 //! * [`fuse`]: the FUSE glue (`fuser`).
 //! * [`system`]: requirements, loop device, mkfs, mount.
 //! * [`device`], [`run`]: one live device; `device run` from start to report.
+//! * [`serve`]: `device serve`, a device kept up with live statistics.
 //!
 //! Linux only; needs root and `/dev/fuse`. The core crate knows none of this.
 
@@ -17,6 +18,7 @@ pub mod device;
 pub mod fuse;
 pub mod handler;
 pub mod run;
+pub mod serve;
 pub mod sim;
 pub mod store;
 pub mod system;

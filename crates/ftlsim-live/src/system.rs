@@ -98,6 +98,18 @@ pub fn missing_requirements(fs: FsKind) -> Vec<String> {
     missing
 }
 
+/// What serving a device (FUSE only, no file system) needs.
+pub fn require_device() -> Result<()> {
+    let missing: Vec<String> = missing_requirements(FsKind::Ext4)
+        .into_iter()
+        .filter(|m| m.starts_with("root") || m.starts_with("/dev/fuse"))
+        .collect();
+    if !missing.is_empty() {
+        bail!("a live device needs {}", missing.join(", "));
+    }
+    Ok(())
+}
+
 /// Fails with one line naming everything missing.
 pub fn require(fs: FsKind) -> Result<()> {
     let missing = missing_requirements(fs);

@@ -188,3 +188,64 @@ sync";
         "the zero pages dedup"
     );
 }
+
+/// `device serve`: a file system made, written, unmounted and mounted again
+/// on the same served device finds its file intact, and stats.json counts
+/// the writes.
+#[test]
+fn served_device_keeps_files_across_remount() {
+    use ftlsim_live::system::{self, LoopDevice, Mounted};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    require_live!();
+    let dir = scratch("serve");
+    let stop = AtomicBool::new(false);
+    let req = ftlsim_live::serve::ServeRequest {
+        config: None,
+        sets: Vec::new(),
+        size_bytes: SIZE_BYTES,
+        record: None,
+        dir: dir.clone(),
+    };
+    let data = pattern(DATA_BYTES, 11);
+    let (result, read_back) = std::thread::scope(|s| {
+        let server = s.spawn(|| ftlsim_live::serve::serve(&req, &stop));
+        let disk = ftlsim_live::serve::disk_path(&dir);
+        for _ in 0..100 {
+            if disk.exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let mnt = dir.join("mnt");
+        std::fs::create_dir_all(&mnt).unwrap();
+        let read_back = (|| -> anyhow::Result<Vec<u8>> {
+            let lo = LoopDevice::attach(&disk, 4096)?;
+            system::mkfs(FsKind::Ext4, &lo.path)?;
+            let m = Mounted::mount(FsKind::Ext4, &lo.path, &mnt)?;
+            std::fs::write(mnt.join("kept"), &data)?;
+            m.unmount()?;
+            let m = Mounted::mount(FsKind::Ext4, &lo.path, &mnt)?;
+            let back = std::fs::read(mnt.join("kept"))?;
+            m.unmount()?;
+            drop(lo);
+            Ok(back)
+        })();
+        // Let stats.json be rewritten at least once after the writes.
+        std::thread::sleep(std::time::Duration::from_millis(1200));
+        let stats: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("stats.json")).unwrap()).unwrap();
+        assert!(
+            stats["host"]["write_bytes"].as_u64().unwrap() >= DATA_BYTES as u64,
+            "{stats}"
+        );
+        stop.store(true, Ordering::SeqCst);
+        (server.join().unwrap(), read_back)
+    });
+    let (report, host) = result.unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        read_back.unwrap() == data,
+        "the file changed across the remount"
+    );
+    assert_eq!(report.window.host_write_pages * 4096, host.write_bytes);
+}
