@@ -6,6 +6,7 @@
 # Needs root, /dev/fuse, fio. Usage: scripts/live-fio.sh [OUTDIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+command -v fio >/dev/null || { echo "live-fio.sh: fio not found (apt-get install fio)" >&2; exit 2; }
 out="${1:-target/live-fio}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
