@@ -10,10 +10,12 @@
 //! * [`fuse`]: the FUSE glue (`fuser`).
 //! * [`system`]: requirements, loop device, mkfs, mount.
 //! * [`device`], [`run`]: one live device; `device run` from start to report.
+//! * [`capture`]: `ftlsim capture`, the LD_PRELOAD program-context library.
 //! * [`serve`]: `device serve`, a device kept up with live statistics.
 //!
 //! Linux only; needs root and `/dev/fuse`. The core crate knows none of this.
 
+pub mod capture;
 pub mod device;
 pub mod fuse;
 pub mod handler;
