@@ -7,6 +7,22 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 command -v cargo >/dev/null || { echo "cargo not found: install Rust (rustup)" >&2; exit 1; }
+
+# The live device's tests (crates/ftlsim-live) make ext4 and btrfs file
+# systems on a loop device, and build.rs compiles the capture library with
+# cc: install the Debian packages that are missing
+# (CI runs as root; elsewhere the tests that need root skip with a
+# message). scripts/live-fio.sh also needs fio; --fs xfs needs xfsprogs.
+have() { command -v "$1" >/dev/null || [ -x "/usr/sbin/$1" ] || [ -x "/sbin/$1" ]; }
+missing=()
+for tool_package in cc:build-essential losetup:mount mkfs.ext4:e2fsprogs mkfs.btrfs:btrfs-progs; do
+    have "${tool_package%%:*}" || missing+=("${tool_package#*:}")
+done
+if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "scripts/test.sh: installing ${missing[*]}" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
 cargo test --workspace --release
 cargo run --release -p ftlsim-cli -- validate --quick
 

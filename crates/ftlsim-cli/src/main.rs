@@ -1,5 +1,6 @@
 //! `ftlsim`: the command-line front of the ftlsim library.
 
+mod device_cmd;
 mod progress;
 mod reproduce;
 mod trace_cmd;
@@ -84,6 +85,22 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The simulated SSD as a live block device: real file systems and
+    /// applications on it (docs/live-device.md).
+    Device {
+        #[command(subcommand)]
+        command: device_cmd::DeviceCommand,
+    },
+    /// Run COMMAND with the program-context capture library preloaded:
+    /// every file write logged with its PC signatures (docs/live-device.md).
+    Capture {
+        /// The log to write.
+        #[arg(long, value_name = "CAP")]
+        out: PathBuf,
+        /// The command (after `--`).
+        #[arg(last = true, required = true, value_name = "COMMAND")]
+        command: Vec<std::ffi::OsString>,
+    },
     /// Measure simulation throughput and memory.
     Bench {
         /// A 4096-block device instead of the 64 GiB one.
@@ -166,6 +183,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
             )
         }
         Command::Reproduce(args) => reproduce::run(args),
+        Command::Device { command } => device_cmd::run_device_command(command),
+        Command::Capture { out, command } => {
+            let status = ftlsim_live::capture::capture(&out, &command)?;
+            eprintln!("ftlsim: wrote {}", out.display());
+            Ok(if status.success() {
+                ExitCode::SUCCESS
+            } else {
+                eprintln!("ftlsim: the command failed ({status})");
+                ExitCode::from(1)
+            })
+        }
         Command::CrashTest {
             config,
             sets,

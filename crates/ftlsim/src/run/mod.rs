@@ -38,6 +38,9 @@ pub struct Progress {
     /// Work units (pages or requests) done and planned over the whole run.
     pub done: u64,
     pub total: u64,
+    /// The device's counters since it was built, when the update was sent
+    /// (a live device's statistics come from here).
+    pub counters: Counters,
 }
 
 /// What a phase runs until.
@@ -602,6 +605,7 @@ fn drive_requests<D: Target, F: Feed, const TIMED: bool>(
                 phase,
                 done: budget.done_before + units,
                 total: budget.total,
+                counters: dev.ssd().counters,
             });
             if recorder.cancelled() {
                 return Err(SimError::Interrupted);

@@ -1,0 +1,160 @@
+//! `ftlsim device`: the simulated SSD as a live block device (ftlsim-live).
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{anyhow, Result};
+use clap::Subcommand;
+
+#[derive(Subcommand)]
+pub enum DeviceCommand {
+    /// Make a file system on a live simulated device, run COMMAND in it,
+    /// unmount and print the report (docs/live-device.md). Needs root,
+    /// /dev/fuse and the file system's tools.
+    Run {
+        /// TOML config (device, ftl, host layers); omitted, the built-in defaults.
+        config: Option<PathBuf>,
+        /// Override a config key (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+        /// Device size, e.g. 2GiB (device.blocks is fitted to it).
+        #[arg(long)]
+        size: String,
+        /// File system to make: ext4, btrfs or xfs.
+        #[arg(long, default_value = "ext4")]
+        fs: String,
+        /// Write a native trace of everything the device saw (`ftlsim run` replays it).
+        #[arg(long, value_name = "TRACE")]
+        record: Option<PathBuf>,
+        /// Mount the file system here (a scratch directory otherwise).
+        #[arg(long, value_name = "DIR")]
+        mount: Option<PathBuf>,
+        /// Print the report as one JSON object, as `run --json` does.
+        #[arg(long)]
+        json: bool,
+        /// The command to run in the mounted file system (after `--`).
+        #[arg(last = true, required = true, value_name = "COMMAND")]
+        command: Vec<OsString>,
+    },
+    /// Keep a live simulated device up until interrupted (Ctrl-C): its file
+    /// is DIR/dev/disk (attach it with losetup), its statistics
+    /// DIR/stats.json, rewritten every second. Prints the report at the end.
+    Serve {
+        /// TOML config (device, ftl, host layers); omitted, the built-in defaults.
+        config: Option<PathBuf>,
+        /// Override a config key (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+        /// Device size, e.g. 2GiB (device.blocks is fitted to it).
+        #[arg(long)]
+        size: String,
+        /// Write a native trace of everything the device saw.
+        #[arg(long, value_name = "TRACE")]
+        record: Option<PathBuf>,
+        /// Print the report as one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// Directory for dev/disk and stats.json (created if missing).
+        dir: PathBuf,
+    },
+}
+
+pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
+    match cmd {
+        DeviceCommand::Run {
+            config,
+            sets,
+            size,
+            fs,
+            record,
+            mount,
+            json,
+            command,
+        } => {
+            let size_bytes = ftlsim_live::parse_size(&size).map_err(|e| anyhow!("--size: {e}"))?;
+            let fs = fs
+                .parse::<ftlsim_live::FsKind>()
+                .map_err(|e| anyhow!("--fs: {e}"))?;
+            let req = ftlsim_live::RunRequest {
+                config,
+                sets,
+                size_bytes,
+                fs,
+                record: record.clone(),
+                mount,
+                command,
+            };
+            let out = ftlsim_live::run(&req)?;
+            let h = out.host;
+            eprintln!(
+                "ftlsim: host sent {} writes ({} bytes), {} reads ({} bytes), {} discards ({} bytes), {} flushes",
+                h.write_requests,
+                h.write_bytes,
+                h.read_requests,
+                h.read_bytes,
+                h.discard_requests,
+                h.discard_bytes,
+                h.flush_requests
+            );
+            if let Some(path) = &record {
+                eprintln!(
+                    "ftlsim: recorded {}; replay with: ftlsim run {}",
+                    path.display(),
+                    ftlsim_live::replay_config_path(path).display()
+                );
+            }
+            if json {
+                println!("{}", serde_json::to_string(&out.report)?);
+            } else {
+                print!(
+                    "{}",
+                    ftlsim_run::output::summary_table(&out.cfg, &out.report)
+                );
+            }
+            if out.status.success() {
+                Ok(ExitCode::SUCCESS)
+            } else {
+                eprintln!("ftlsim: the command failed ({})", out.status);
+                Ok(ExitCode::from(1))
+            }
+        }
+        DeviceCommand::Serve {
+            config,
+            sets,
+            size,
+            record,
+            json,
+            dir,
+        } => {
+            let size_bytes = ftlsim_live::parse_size(&size).map_err(|e| anyhow!("--size: {e}"))?;
+            ftlsim_live::system::require_device()?;
+            let req = ftlsim_live::serve::ServeRequest {
+                config,
+                sets,
+                size_bytes,
+                record,
+                dir: dir.clone(),
+            };
+            eprintln!(
+                "ftlsim: serving {} (statistics in {}); Ctrl-C to stop",
+                ftlsim_live::serve::disk_path(&dir).display(),
+                dir.join("stats.json").display()
+            );
+            let never = std::sync::atomic::AtomicBool::new(false);
+            let (report, _host) = ftlsim_live::serve::serve(&req, &never)?;
+            if json {
+                println!("{}", serde_json::to_string(&report)?);
+            } else {
+                let cfg = ftlsim_live::fitted_config(
+                    req.config.as_deref(),
+                    &req.sets,
+                    size_bytes,
+                    req.record.as_deref(),
+                )?;
+                print!("{}", ftlsim_run::output::summary_table(&cfg, &report));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

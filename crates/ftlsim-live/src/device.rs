@@ -1,0 +1,174 @@
+//! One live device: a config fitted to the requested size, the byte store,
+//! the handler, the simulation thread and the FUSE session, built together
+//! and taken down in order.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use anyhow::{bail, Context, Result};
+use ftlsim::config::Config;
+use ftlsim::Report;
+
+use crate::fuse::{self, SharedHandler};
+use crate::handler::{Handler, HostCounters, LiveRequest};
+use crate::sim::{live_config, LiveCounters, SimThread};
+use crate::store::PageStore;
+
+/// Parses a device size: bytes, or a number with a binary unit (`KiB`,
+/// `MiB`, `GiB`, `TiB`; `K`, `M`, `G`, `T` mean the same).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let shift = match unit.trim() {
+        "" | "B" => 0,
+        "K" | "KiB" => 10,
+        "M" | "MiB" => 20,
+        "G" | "GiB" => 30,
+        "T" | "TiB" => 40,
+        _ => {
+            return Err(format!(
+                "`{s}` is not a size (like 2GiB, 512MiB or 1048576)"
+            ))
+        }
+    };
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size (like 2GiB, 512MiB or 1048576)"))?;
+    let bytes = n * (1u64 << shift) as f64;
+    if !(bytes.is_finite() && bytes >= 1.0 && bytes < (1u64 << 50) as f64) {
+        return Err(format!("`{s}` is not a size between 1 byte and 1 PiB"));
+    }
+    Ok(bytes as u64)
+}
+
+/// Loads the config and sets `device.blocks` so that the top of the host
+/// stack offers at least `size_bytes` (a whole number of pages).
+pub fn fitted_config(
+    config: Option<&Path>,
+    sets: &[String],
+    size_bytes: u64,
+    record: Option<&Path>,
+) -> Result<Config> {
+    let base = ftlsim_run::load::load_config(config, sets)?;
+    let page_bytes = u64::from(base.device.page_bytes);
+    if size_bytes % page_bytes != 0 {
+        bail!(
+            "--size {size_bytes} bytes is not a whole number of device.page_bytes = {page_bytes}"
+        );
+    }
+    let want_pages = size_bytes / page_bytes;
+    // The fraction of physical pages the top of the stack offers, from the
+    // config as given; then a few steps up for rounding.
+    let ratio = base.host_pages() as f64 / base.physical_pages() as f64;
+    if ratio <= 0.0 {
+        bail!("the config offers no logical pages at the top of its host stack");
+    }
+    let ppb = u64::from(base.device.pages_per_block);
+    let mut blocks = ((want_pages as f64 / ratio) / ppb as f64).ceil() as u64;
+    for _ in 0..64 {
+        let mut s = sets.to_vec();
+        s.push(format!("device.blocks={blocks}"));
+        let cfg = ftlsim_run::load::load_config(config, &s)?;
+        if cfg.host_pages() >= want_pages {
+            return Ok(live_config(cfg, record));
+        }
+        blocks += 1 + blocks / 1000;
+    }
+    bail!("cannot fit device.blocks to --size {size_bytes} bytes")
+}
+
+/// A live device up and mounted through FUSE (the file `DIR/disk`).
+pub struct LiveDevice {
+    pub cfg: Config,
+    pub handler: SharedHandler<std::sync::mpsc::SyncSender<LiveRequest>>,
+    session: Option<fuser::BackgroundSession>,
+    sim: SimThread,
+}
+
+impl LiveDevice {
+    /// Builds the device of `cfg` (from [`fitted_config`]) exposing
+    /// `size_bytes`, records to `record` when given, and mounts its FUSE
+    /// file system at `dir`.
+    pub fn start(cfg: Config, size_bytes: u64, record: Option<&Path>, dir: &Path) -> Result<Self> {
+        ftlsim_run::check_memory(&cfg)?;
+        let page_bytes = cfg.device.page_bytes;
+        let pages = size_bytes / u64::from(page_bytes);
+        let dedup = cfg.ftl.dedup;
+        let (sim, tx) = SimThread::spawn(cfg.clone(), record)?;
+        let store = PageStore::new(pages, page_bytes, dedup);
+        let handler = Arc::new(Mutex::new(Handler::new(
+            store,
+            size_bytes,
+            tx,
+            dedup || record.is_some(),
+        )));
+        let session = fuse::mount(Arc::clone(&handler), dir)
+            .with_context(|| format!("cannot mount the FUSE file system at {}", dir.display()))?;
+        Ok(Self {
+            cfg,
+            handler,
+            session: Some(session),
+            sim,
+        })
+    }
+
+    /// The device file.
+    pub fn disk_path(dir: &Path) -> std::path::PathBuf {
+        dir.join(fuse::DISK_NAME)
+    }
+
+    pub fn host_counters(&self) -> HostCounters {
+        self.handler.lock().expect("not poisoned").counters()
+    }
+
+    pub fn device_counters(&self) -> LiveCounters {
+        Arc::clone(&self.sim.counters)
+    }
+
+    /// Unmounts the FUSE file system, lets the simulator drain what the
+    /// host sent and returns its report and the host-side counters.
+    pub fn stop(mut self) -> Result<(Report, HostCounters)> {
+        if let Some(s) = self.session.take() {
+            s.umount_and_join()
+                .context("cannot unmount the FUSE file system")?;
+        }
+        let host = self.host_counters();
+        // The last handle on the sender: dropping it ends the simulator's input.
+        drop(self.handler);
+        let report = self.sim.join()?;
+        Ok((report, host))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_size("64M"), Ok(64 << 20));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("1.5KiB"), Ok(1536));
+        assert!(parse_size("2GB").is_err());
+        assert!(parse_size("").is_err());
+        assert!(parse_size("0").is_err());
+    }
+
+    #[test]
+    fn fitted_device_offers_the_size() {
+        let cfg = fitted_config(None, &[], 64 << 20, None).unwrap();
+        assert!(cfg.host_pages() >= (64 << 20) / 4096);
+        assert!(
+            cfg.host_pages() < (66 << 20) / 4096,
+            "not far above the size"
+        );
+        let err = fitted_config(None, &[], 1000, None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("page_bytes"), "{err}");
+    }
+}

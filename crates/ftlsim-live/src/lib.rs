@@ -1,0 +1,30 @@
+//! ftlsim's live device: the simulated SSD as one file in a FUSE file
+//! system, so that a loop device, a real file system and real applications
+//! run on it (`ftlsim device run`, `ftlsim device serve`).
+//!
+//! * [`store`]: the bytes (sparse, in memory; identical pages once with dedup).
+//! * [`handler`]: byte reads, writes and discards → the store and whole-page
+//!   `Request`s (kept apart from FUSE so it is tested against a byte model).
+//! * [`sim`]: the `Simulation` on its own thread, fed by a channel, and the
+//!   recorded native trace of what it saw.
+//! * [`fuse`]: the FUSE glue (`fuser`).
+//! * [`system`]: requirements, loop device, mkfs, mount.
+//! * [`device`], [`run`]: one live device; `device run` from start to report.
+//! * [`capture`]: `ftlsim capture`, the LD_PRELOAD program-context library.
+//! * [`serve`]: `device serve`, a device kept up with live statistics.
+//!
+//! Linux only; needs root and `/dev/fuse`. The core crate knows none of this.
+
+pub mod capture;
+pub mod device;
+pub mod fuse;
+pub mod handler;
+pub mod run;
+pub mod serve;
+pub mod sim;
+pub mod store;
+pub mod system;
+
+pub use device::{fitted_config, parse_size, LiveDevice};
+pub use run::{replay_config_path, run, RunOutcome, RunRequest};
+pub use system::FsKind;

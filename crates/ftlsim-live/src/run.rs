@@ -1,0 +1,114 @@
+//! `ftlsim device run`: a live device, a loop device over it, a file
+//! system, the command run inside it, and everything taken down again.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus};
+
+use anyhow::{bail, Context, Result};
+use ftlsim::config::Config;
+use ftlsim::Report;
+
+use crate::device::{fitted_config, LiveDevice};
+use crate::handler::HostCounters;
+use crate::system::{self, FsKind, LoopDevice, Mounted, ScratchDir};
+
+/// What `ftlsim device run` was asked to do.
+pub struct RunRequest {
+    pub config: Option<PathBuf>,
+    pub sets: Vec<String>,
+    pub size_bytes: u64,
+    pub fs: FsKind,
+    pub record: Option<PathBuf>,
+    /// Where to mount the file system (a scratch directory otherwise).
+    pub mount: Option<PathBuf>,
+    /// The command and its arguments (run in the mounted file system).
+    pub command: Vec<OsString>,
+}
+
+/// What a live run produced.
+pub struct RunOutcome {
+    pub cfg: Config,
+    pub report: Report,
+    pub host: HostCounters,
+    /// How the command ended.
+    pub status: ExitStatus,
+}
+
+/// Runs the command on a fresh live device and returns the report.
+pub fn run(req: &RunRequest) -> Result<RunOutcome> {
+    let Some(program) = req.command.first() else {
+        bail!("device run needs a command after `--`");
+    };
+    system::require(req.fs)?;
+    let cfg = fitted_config(
+        req.config.as_deref(),
+        &req.sets,
+        req.size_bytes,
+        req.record.as_deref(),
+    )?;
+    if let Some(path) = &req.record {
+        write_replay_config(&cfg, path)?;
+    }
+    let scratch = ScratchDir::new("live")?;
+    let fuse_dir = scratch.sub("fuse")?;
+    let device = LiveDevice::start(cfg, req.size_bytes, req.record.as_deref(), &fuse_dir)?;
+    // Everything after the FUSE mount is undone by drop (reverse order)
+    // if a step fails; on success each step is undone explicitly, so its
+    // errors are reported.
+    let status = {
+        let lo = LoopDevice::attach(
+            &LiveDevice::disk_path(&fuse_dir),
+            device.cfg.device.page_bytes,
+        )?;
+        system::mkfs(req.fs, &lo.path)?;
+        let mount_dir = match &req.mount {
+            Some(d) => {
+                std::fs::create_dir_all(d)
+                    .with_context(|| format!("--mount {}: cannot create", d.display()))?;
+                d.clone()
+            }
+            None => scratch.sub("mnt")?,
+        };
+        let mounted = Mounted::mount(req.fs, &lo.path, &mount_dir)?;
+        let status = run_in(program, &req.command[1..], mounted.dir())?;
+        mounted.unmount()?;
+        drop(lo);
+        status
+    };
+    let cfg = device.cfg.clone();
+    let (report, host) = device.stop()?;
+    Ok(RunOutcome {
+        cfg,
+        report,
+        host,
+        status,
+    })
+}
+
+/// Runs the command with the mount as its working directory, and its path
+/// in `FTLSIM_MOUNT`.
+fn run_in(program: &OsString, args: &[OsString], dir: &Path) -> Result<ExitStatus> {
+    Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .env("FTLSIM_MOUNT", dir)
+        .status()
+        .with_context(|| format!("cannot run {}", program.to_string_lossy()))
+}
+
+/// Where the config that replays a recorded trace is written: next to it,
+/// `TRACE.toml`.
+pub fn replay_config_path(trace: &Path) -> PathBuf {
+    let mut name = trace.as_os_str().to_owned();
+    name.push(".toml");
+    PathBuf::from(name)
+}
+
+/// Writes the live run's whole config (the fitted device, the trace as
+/// its workload), so that `ftlsim run TRACE.toml` replays the run.
+fn write_replay_config(cfg: &Config, trace: &Path) -> Result<()> {
+    let text = toml::to_string(cfg).context("cannot write the config as TOML")?;
+    let path = replay_config_path(trace);
+    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
+}

@@ -1,0 +1,97 @@
+//! `ftlsim device serve`: a live device kept up until interrupted, its
+//! file at `DIR/dev/disk` (attach it with `losetup`, make and mount file
+//! systems on it as often as wanted), its statistics in `DIR/stats.json`,
+//! rewritten every second.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use ftlsim::Report;
+use serde::Serialize;
+
+use crate::device::{fitted_config, LiveDevice};
+use crate::handler::HostCounters;
+
+/// What `ftlsim device serve` was asked to do.
+pub struct ServeRequest {
+    pub config: Option<PathBuf>,
+    pub sets: Vec<String>,
+    pub size_bytes: u64,
+    pub record: Option<PathBuf>,
+    pub dir: PathBuf,
+}
+
+/// One `stats.json`.
+#[derive(Serialize)]
+struct Stats {
+    elapsed_s: f64,
+    size_bytes: u64,
+    /// What the host sent, exact.
+    host: HostCounters,
+    /// The simulated device's counters, as of its last progress update
+    /// (every 4096 requests and at each WAF sample: they may trail the
+    /// host by that much).
+    device: ftlsim::metrics::Counters,
+    waf: Option<f64>,
+}
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+/// Where the device file of a served device is.
+pub fn disk_path(dir: &Path) -> PathBuf {
+    LiveDevice::disk_path(&dir.join("dev"))
+}
+
+/// Serves until SIGINT or SIGTERM (or `stop` turns true), then unmounts
+/// and returns the report. Needs root and /dev/fuse.
+pub fn serve(req: &ServeRequest, stop: &AtomicBool) -> Result<(Report, HostCounters)> {
+    let cfg = fitted_config(
+        req.config.as_deref(),
+        &req.sets,
+        req.size_bytes,
+        req.record.as_deref(),
+    )?;
+    let fuse_dir = req.dir.join("dev");
+    std::fs::create_dir_all(&fuse_dir)
+        .with_context(|| format!("cannot create {}", fuse_dir.display()))?;
+    let device = LiveDevice::start(cfg, req.size_bytes, req.record.as_deref(), &fuse_dir)?;
+    // SAFETY: the handler only stores to an atomic, which is signal-safe.
+    unsafe {
+        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+    }
+    let started = Instant::now();
+    let stats_path = req.dir.join("stats.json");
+    let tmp_path = req.dir.join(".stats.json.tmp");
+    loop {
+        let device_counters = *device.device_counters().lock().expect("not poisoned");
+        let stats = Stats {
+            elapsed_s: started.elapsed().as_secs_f64(),
+            size_bytes: req.size_bytes,
+            host: device.host_counters(),
+            device: device_counters,
+            waf: (device_counters.host_write_pages > 0).then(|| device_counters.waf()),
+        };
+        // Written aside and renamed, so a reader never sees half a file.
+        std::fs::write(&tmp_path, serde_json::to_vec_pretty(&stats)?)
+            .and_then(|()| std::fs::rename(&tmp_path, &stats_path))
+            .with_context(|| format!("cannot write {}", stats_path.display()))?;
+        if STOP.load(Ordering::SeqCst) || stop.load(Ordering::SeqCst) {
+            break;
+        }
+        // Checked ten times a second; written once a second.
+        for _ in 0..10 {
+            std::thread::sleep(Duration::from_millis(100));
+            if STOP.load(Ordering::SeqCst) || stop.load(Ordering::SeqCst) {
+                break;
+            }
+        }
+    }
+    device.stop()
+}

@@ -1,0 +1,272 @@
+//! The host side of a live run: what must be present (root, `/dev/fuse`,
+//! the tools), and the steps around the FUSE file — loop device, file
+//! system, mount — each undone in reverse order even when a later one fails.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+
+/// File systems a live run can make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FsKind {
+    Ext4,
+    Btrfs,
+    Xfs,
+}
+
+impl std::str::FromStr for FsKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "ext4" => Ok(FsKind::Ext4),
+            "btrfs" => Ok(FsKind::Btrfs),
+            "xfs" => Ok(FsKind::Xfs),
+            _ => Err(format!(
+                "`{s}` is not a file system this can make (ext4, btrfs, xfs)"
+            )),
+        }
+    }
+}
+
+impl FsKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            FsKind::Ext4 => "ext4",
+            FsKind::Btrfs => "btrfs",
+            FsKind::Xfs => "xfs",
+        }
+    }
+
+    /// The mkfs program and the Debian package that has it.
+    fn mkfs(self) -> (&'static str, &'static str) {
+        match self {
+            FsKind::Ext4 => ("mkfs.ext4", "e2fsprogs"),
+            FsKind::Btrfs => ("mkfs.btrfs", "btrfs-progs"),
+            FsKind::Xfs => ("mkfs.xfs", "xfsprogs"),
+        }
+    }
+
+    /// Quiet, forced mkfs arguments (mkfs discards the whole device first,
+    /// which arrives as trims).
+    fn mkfs_args(self) -> &'static [&'static str] {
+        match self {
+            FsKind::Ext4 => &["-q", "-F"],
+            FsKind::Btrfs => &["-q", "-f"],
+            FsKind::Xfs => &["-q", "-f"],
+        }
+    }
+
+    /// Mount options that send deletes down as discards right away
+    /// (btrfs's `discard` is its synchronous mode).
+    fn mount_options(self) -> &'static str {
+        "discard"
+    }
+}
+
+/// Whether `prog` is on PATH (or in the sbin directories root has).
+pub fn find_program(prog: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(["/usr/sbin", "/sbin", "/usr/bin", "/bin"].map(PathBuf::from))
+        .map(|d| d.join(prog))
+        .find(|p| p.is_file())
+}
+
+/// What a live run needs and does not find, as one line per item; empty
+/// when it can run.
+pub fn missing_requirements(fs: FsKind) -> Vec<String> {
+    let mut missing = Vec::new();
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        missing.push("root (loop devices and mounts need it)".to_string());
+    }
+    if !Path::new("/dev/fuse").exists() {
+        missing.push("/dev/fuse (load the fuse module, or give the container the device)".into());
+    }
+    let (mkfs, package) = fs.mkfs();
+    for (prog, package) in [
+        ("losetup", "mount"),
+        ("mount", "mount"),
+        ("umount", "mount"),
+        (mkfs, package),
+    ] {
+        if find_program(prog).is_none() {
+            missing.push(format!("{prog} (Debian package {package})"));
+        }
+    }
+    missing
+}
+
+/// What serving a device (FUSE only, no file system) needs.
+pub fn require_device() -> Result<()> {
+    let missing: Vec<String> = missing_requirements(FsKind::Ext4)
+        .into_iter()
+        .filter(|m| m.starts_with("root") || m.starts_with("/dev/fuse"))
+        .collect();
+    if !missing.is_empty() {
+        bail!("a live device needs {}", missing.join(", "));
+    }
+    Ok(())
+}
+
+/// Fails with one line naming everything missing.
+pub fn require(fs: FsKind) -> Result<()> {
+    let missing = missing_requirements(fs);
+    if !missing.is_empty() {
+        bail!("a live device needs {}", missing.join(", "));
+    }
+    Ok(())
+}
+
+/// Runs a tool; its stderr is part of the error when it fails.
+fn run_tool(prog: &str, args: &[&str]) -> Result<String> {
+    let exe = find_program(prog).with_context(|| format!("{prog} not found"))?;
+    let out = Command::new(&exe)
+        .args(args)
+        .output()
+        .with_context(|| format!("cannot run {prog}"))?;
+    if !out.status.success() {
+        bail!(
+            "{prog} {} failed ({}): {}",
+            args.join(" "),
+            out.status,
+            // The first lines say why; the rest is usually a usage text.
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" / ")
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// A loop device over a file; detached on drop.
+pub struct LoopDevice {
+    pub path: String,
+}
+
+impl LoopDevice {
+    /// Attaches `file` with 4 KiB logical sectors (the simulated page
+    /// size, so the file system's I/O arrives page-aligned) and buffered
+    /// I/O; the kernel turns discards into `fallocate(PUNCH_HOLE)` on
+    /// the file, which the FUSE side takes as trims.
+    pub fn attach(file: &Path, sector_bytes: u32) -> Result<Self> {
+        let file = file.to_str().context("the FUSE file's path is not UTF-8")?;
+        let sector = sector_bytes.to_string();
+        let path = run_tool(
+            "losetup",
+            &["--find", "--show", "--sector-size", &sector, file],
+        )?;
+        Ok(Self { path })
+    }
+}
+
+impl Drop for LoopDevice {
+    fn drop(&mut self) {
+        if let Err(e) = run_tool("losetup", &["-d", &self.path]) {
+            eprintln!("ftlsim: {e:#}");
+        }
+    }
+}
+
+/// Makes a file system on `dev`.
+pub fn mkfs(fs: FsKind, dev: &str) -> Result<()> {
+    let (prog, _) = fs.mkfs();
+    let mut args: Vec<&str> = fs.mkfs_args().to_vec();
+    args.push(dev);
+    run_tool(prog, &args).map(|_| ())
+}
+
+/// A mounted file system; synced and unmounted on drop (or by `unmount`,
+/// which reports errors).
+pub struct Mounted {
+    dir: PathBuf,
+    mounted: bool,
+}
+
+impl Mounted {
+    pub fn mount(fs: FsKind, dev: &str, dir: &Path) -> Result<Self> {
+        let d = dir
+            .to_str()
+            .context("the mount directory's path is not UTF-8")?;
+        run_tool(
+            "mount",
+            &["-t", fs.name(), "-o", fs.mount_options(), dev, d],
+        )?;
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            mounted: true,
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Syncs the file system (its data and metadata reach the device) and
+    /// unmounts it.
+    pub fn unmount(mut self) -> Result<()> {
+        self.mounted = false;
+        sync_fs(&self.dir);
+        let d = self.dir.to_string_lossy().into_owned();
+        run_tool("umount", &[&d]).map(|_| ())
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        if self.mounted {
+            let d = self.dir.to_string_lossy().into_owned();
+            if let Err(e) = run_tool("umount", &["-l", &d]) {
+                eprintln!("ftlsim: {e:#}");
+            }
+        }
+    }
+}
+
+/// `syncfs` on the file system holding `dir`.
+fn sync_fs(dir: &Path) {
+    if let Ok(f) = std::fs::File::open(dir) {
+        use std::os::fd::AsRawFd;
+        // SAFETY: a valid open descriptor; syncfs only flushes.
+        unsafe { libc::syncfs(f.as_raw_fd()) };
+    }
+}
+
+/// A scratch directory removed (when empty) on drop.
+pub struct ScratchDir {
+    pub path: PathBuf,
+}
+
+impl ScratchDir {
+    pub fn new(tag: &str) -> Result<Self> {
+        // Unique per process and per device, so that devices can run side
+        // by side (tests do).
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("ftlsim-{tag}-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&path)
+            .with_context(|| format!("cannot create {}", path.display()))?;
+        Ok(Self { path })
+    }
+
+    pub fn sub(&self, name: &str) -> Result<PathBuf> {
+        let p = self.path.join(name);
+        std::fs::create_dir_all(&p).with_context(|| format!("cannot create {}", p.display()))?;
+        Ok(p)
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        // Only empty directories: never delete what a mount might hold.
+        if let Ok(entries) = std::fs::read_dir(&self.path) {
+            for e in entries.flatten() {
+                let _ = std::fs::remove_dir(e.path());
+            }
+        }
+        let _ = std::fs::remove_dir(&self.path);
+    }
+}

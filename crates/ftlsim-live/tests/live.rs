@@ -1,0 +1,251 @@
+//! The live device end to end: real file systems on it (root and
+//! /dev/fuse needed; skipped with a message otherwise), and its recorded
+//! trace replayed by the ordinary trace path.
+
+use std::path::{Path, PathBuf};
+
+use ftlsim_live::{FsKind, RunOutcome, RunRequest};
+
+/// Why the live tests cannot run here, if they cannot.
+fn skip_reason() -> Option<&'static str> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Some("not root");
+    }
+    if !Path::new("/dev/fuse").exists() {
+        return Some("no /dev/fuse");
+    }
+    None
+}
+
+macro_rules! require_live {
+    () => {
+        if let Some(why) = skip_reason() {
+            eprintln!("SKIPPED: the live device needs root and /dev/fuse ({why})");
+            return;
+        }
+    };
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ftlsim-live-test-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Deterministic bytes that no two pages share.
+fn pattern(bytes: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..bytes / 8)
+        .flat_map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x.to_le_bytes()
+        })
+        .collect()
+}
+
+const SIZE_BYTES: u64 = 256 << 20;
+const DATA_BYTES: usize = 8 << 20;
+const DELETED_BYTES: u64 = 4 << 20;
+
+/// Writes DATA_BYTES with O_DIRECT, syncs, reads them back with O_DIRECT
+/// (from the device, not the page cache), and writes then deletes a
+/// DELETED_BYTES file, so that the file system discards its blocks.
+fn write_verify_delete(fs: FsKind, record: Option<PathBuf>) -> (RunOutcome, Vec<u8>, Vec<u8>) {
+    let dir = scratch(fs.name());
+    let src = dir.join("pattern");
+    let back = dir.join("readback");
+    let data = pattern(DATA_BYTES, 7);
+    std::fs::write(&src, &data).unwrap();
+    let script = format!(
+        "set -e
+dd if='{}' of=data bs=1M oflag=direct status=none
+dd if=/dev/zero of=doomed bs=1M count=4 oflag=direct status=none
+sync
+dd if=data of='{}' bs=1M iflag=direct status=none
+rm doomed
+sync",
+        src.display(),
+        back.display()
+    );
+    let req = RunRequest {
+        config: None,
+        sets: Vec::new(),
+        size_bytes: SIZE_BYTES,
+        fs,
+        record,
+        mount: None,
+        command: vec!["sh".into(), "-c".into(), script.into()],
+    };
+    let out = ftlsim_live::run(&req).unwrap();
+    let read = std::fs::read(&back).unwrap_or_default();
+    let _ = std::fs::remove_dir_all(&dir);
+    (out, data, read)
+}
+
+fn check_fs(fs: FsKind) {
+    let (out, data, read) = write_verify_delete(fs, None);
+    assert!(out.status.success(), "{}: the command failed", fs.name());
+    assert!(read == data, "{}: the data read back differs", fs.name());
+    let w = &out.report.window;
+    let data_pages = (DATA_BYTES as u64 + DELETED_BYTES) / 4096;
+    assert!(
+        w.host_write_pages >= data_pages,
+        "{}: {} host write pages for {} pages of files",
+        fs.name(),
+        w.host_write_pages,
+        data_pages
+    );
+    // The loop device's 4 KiB sectors keep every write page-aligned, so
+    // the device counts exactly the bytes the host wrote.
+    assert_eq!(out.host.partial_page_writes, 0, "{}", fs.name());
+    assert_eq!(
+        w.host_write_pages * 4096,
+        out.host.write_bytes,
+        "{}: every byte the host wrote is a page the device counted",
+        fs.name()
+    );
+    // mkfs discards the whole device; deleting a file discards its blocks.
+    let device_pages = SIZE_BYTES / 4096;
+    assert!(
+        w.host_trim_pages >= device_pages + DELETED_BYTES / 4096,
+        "{}: {} trimmed pages, expected the device's {} at mkfs and the deleted file's {}",
+        fs.name(),
+        w.host_trim_pages,
+        device_pages,
+        DELETED_BYTES / 4096
+    );
+    assert_eq!(
+        w.host_trim_pages * 4096,
+        out.host.discard_bytes,
+        "{}",
+        fs.name()
+    );
+}
+
+#[test]
+fn ext4_writes_read_back_and_discards_trim() {
+    require_live!();
+    check_fs(FsKind::Ext4);
+}
+
+#[test]
+fn btrfs_writes_read_back_and_discards_trim() {
+    require_live!();
+    check_fs(FsKind::Btrfs);
+}
+
+/// A live run with GC (a file rewritten three times over on a small
+/// device, dedup on so fingerprints are in play) recorded, then replayed by
+/// `ftlsim run`'s path from the config written next to the trace: the same
+/// host pages, NAND pages and WAF.
+#[test]
+fn recorded_trace_replays_to_the_same_counts() {
+    require_live!();
+    let dir = scratch("replay");
+    let trace = dir.join("live.trace");
+    let script = "set -e
+for round in 1 2 3; do
+  dd if=/dev/urandom of=big bs=1M count=80 oflag=direct conv=notrunc status=none
+  dd if=/dev/zero of=zeros bs=1M count=8 oflag=direct status=none
+  sync
+  rm zeros
+done
+sync";
+    let req = RunRequest {
+        config: None,
+        sets: vec!["ftl.dedup=true".into()],
+        size_bytes: 128 << 20,
+        fs: FsKind::Ext4,
+        record: Some(trace.clone()),
+        mount: None,
+        command: vec!["sh".into(), "-c".into(), script.into()],
+    };
+    let live = ftlsim_live::run(&req).unwrap();
+    assert!(live.status.success());
+    let cfg =
+        ftlsim_run::load::load_config(Some(&ftlsim_live::replay_config_path(&trace)), &[]).unwrap();
+    let replay = ftlsim_run::simulate(&cfg, false, &mut |_| {}).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let (a, b) = (&live.report.window, &replay.window);
+    assert!(a.gc_count > 0, "the run must reach GC to test WAF: {a:?}");
+    assert!(a.host_trim_pages > 0 && a.flushes > 0);
+    assert_eq!(a.host_write_pages, b.host_write_pages);
+    assert_eq!(a.host_read_pages, b.host_read_pages);
+    assert_eq!(a.host_trim_pages, b.host_trim_pages);
+    assert_eq!(a.flushes, b.flushes);
+    assert_eq!(a.nand_write_pages, b.nand_write_pages);
+    assert_eq!(a.gc_count, b.gc_count);
+    assert_eq!(a.waf, b.waf);
+    assert_eq!(
+        serde_json::to_value(&live.report.sharing).unwrap(),
+        serde_json::to_value(&replay.sharing).unwrap()
+    );
+    assert!(
+        live.report.sharing.dedup_hit_pages.unwrap_or(0) > 0,
+        "the zero pages dedup"
+    );
+}
+
+/// `device serve`: a file system made, written, unmounted and mounted again
+/// on the same served device finds its file intact, and stats.json counts
+/// the writes.
+#[test]
+fn served_device_keeps_files_across_remount() {
+    use ftlsim_live::system::{self, LoopDevice, Mounted};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    require_live!();
+    let dir = scratch("serve");
+    let stop = AtomicBool::new(false);
+    let req = ftlsim_live::serve::ServeRequest {
+        config: None,
+        sets: Vec::new(),
+        size_bytes: SIZE_BYTES,
+        record: None,
+        dir: dir.clone(),
+    };
+    let data = pattern(DATA_BYTES, 11);
+    let (result, read_back) = std::thread::scope(|s| {
+        let server = s.spawn(|| ftlsim_live::serve::serve(&req, &stop));
+        let disk = ftlsim_live::serve::disk_path(&dir);
+        for _ in 0..100 {
+            if disk.exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let mnt = dir.join("mnt");
+        std::fs::create_dir_all(&mnt).unwrap();
+        let read_back = (|| -> anyhow::Result<Vec<u8>> {
+            let lo = LoopDevice::attach(&disk, 4096)?;
+            system::mkfs(FsKind::Ext4, &lo.path)?;
+            let m = Mounted::mount(FsKind::Ext4, &lo.path, &mnt)?;
+            std::fs::write(mnt.join("kept"), &data)?;
+            m.unmount()?;
+            let m = Mounted::mount(FsKind::Ext4, &lo.path, &mnt)?;
+            let back = std::fs::read(mnt.join("kept"))?;
+            m.unmount()?;
+            drop(lo);
+            Ok(back)
+        })();
+        // Let stats.json be rewritten at least once after the writes.
+        std::thread::sleep(std::time::Duration::from_millis(1200));
+        let stats: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("stats.json")).unwrap()).unwrap();
+        assert!(
+            stats["host"]["write_bytes"].as_u64().unwrap() >= DATA_BYTES as u64,
+            "{stats}"
+        );
+        stop.store(true, Ordering::SeqCst);
+        (server.join().unwrap(), read_back)
+    });
+    let (report, host) = result.unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        read_back.unwrap() == data,
+        "the file changed across the remount"
+    );
+    assert_eq!(report.window.host_write_pages * 4096, host.write_bytes);
+}
