@@ -16,8 +16,16 @@ pub struct LevelStats {
     /// Data blocks written into this level by merges.
     pub output_blocks: u64,
     /// Of those, blocks byte-identical to a block of the merge's inputs
-    /// (RemapCom's unchanged data blocks; counted, not yet remapped).
+    /// (RemapCom's unchanged data blocks in the output).
     pub udb_blocks: u64,
+    /// Input blocks RemapCom's state machine found unchanged (all their
+    /// entries kept, in a row); 0 with `lsm.remap = "off"`, where it does
+    /// not run.
+    pub unchanged_input_blocks: u64,
+    /// Output blocks and pages remapped from an input block instead of
+    /// being written (not in `compaction_write_pages`).
+    pub remapped_blocks: u64,
+    pub remapped_pages: u64,
     /// Tables and bytes at the level now.
     pub tables: u64,
     pub bytes: u64,
@@ -52,6 +60,8 @@ pub struct LsmStats {
     pub levels: Vec<LevelStats>,
     /// Pages the file layer wrote, read and trimmed (everything above included).
     pub file_write_pages: u64,
+    /// Pages the file layer remapped instead of writing (RemapCom).
+    pub file_remap_pages: u64,
     pub file_read_pages: u64,
     pub file_trim_pages: u64,
 }
@@ -89,6 +99,16 @@ impl LsmStats {
             .skip(1)
             .map(|l| l.compaction_write_pages)
             .sum()
+    }
+
+    /// Pages compaction remapped instead of writing, all levels.
+    pub fn remapped_pages(&self) -> u64 {
+        self.levels.iter().map(|l| l.remapped_pages).sum()
+    }
+
+    /// Unchanged data blocks in merge outputs, all levels.
+    pub fn udb_blocks(&self) -> u64 {
+        self.levels.iter().map(|l| l.udb_blocks).sum()
     }
 
     /// Levels that hold tables.
