@@ -157,7 +157,7 @@ pub fn merge(
     for (i, (entry, tag)) in all.into_iter().enumerate() {
         // An older version of the key just handled goes.
         let older = i > 0 && out[i - 1].entry.key == entry.key;
-        let keep = !older && !(entry.value.is_none() && drop_tombstone(&entry.key));
+        let keep = !(older || (entry.value.is_none() && drop_tombstone(&entry.key)));
         out.push(Merged { entry, tag, keep });
     }
     out
