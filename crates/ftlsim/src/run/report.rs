@@ -38,6 +38,9 @@ pub struct Report {
     pub tcwa: Option<f64>,
     /// Per host stream, over the measured window.
     pub streams: Vec<StreamReport>,
+    /// The LSM engine's counters (YCSB runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lsm: Option<super::lsm::LsmReport>,
     /// Samples of WAF over time, every phase.
     #[serde(skip)]
     pub series: Vec<SeriesRow>,

@@ -13,6 +13,8 @@ use crate::rng;
 
 use crate::request::Op;
 
+pub mod ycsb;
+
 /// One request from a generator, in pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WorkItem {
@@ -125,7 +127,11 @@ impl Generator {
         let pattern = match w.kind {
             // A trace replay draws addresses from its source; the generator
             // only supplies content, so any pattern will do here.
-            WorkloadType::Uniform | WorkloadType::Trace => Pattern::Uniform { slots },
+            // A YCSB run draws its own operations (`ycsb.rs`); the page
+            // generator is not used.
+            WorkloadType::Uniform | WorkloadType::Trace | WorkloadType::Ycsb => {
+                Pattern::Uniform { slots }
+            }
             WorkloadType::HotCold => {
                 let hot_slots =
                     ((w.hot_space_fraction * slots as f64).round() as u64).clamp(1, slots - 1);

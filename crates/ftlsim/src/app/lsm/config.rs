@@ -18,6 +18,16 @@ pub enum RemapMode {
     Full,
 }
 
+impl RemapMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Off => "off",
+            Self::Base => "base",
+            Self::Full => "full",
+        }
+    }
+}
+
 /// `[lsm]`: sizes of the memtable, blocks, files and levels.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

@@ -32,6 +32,23 @@ pub struct LevelStats {
 }
 
 impl LevelStats {
+    /// The counters since `start` (tables and bytes stay the current ones).
+    pub fn since(&self, start: &LevelStats) -> LevelStats {
+        LevelStats {
+            compaction_read_pages: self.compaction_read_pages - start.compaction_read_pages,
+            compaction_write_pages: self.compaction_write_pages - start.compaction_write_pages,
+            compactions: self.compactions - start.compactions,
+            moves: self.moves - start.moves,
+            output_blocks: self.output_blocks - start.output_blocks,
+            udb_blocks: self.udb_blocks - start.udb_blocks,
+            unchanged_input_blocks: self.unchanged_input_blocks - start.unchanged_input_blocks,
+            remapped_blocks: self.remapped_blocks - start.remapped_blocks,
+            remapped_pages: self.remapped_pages - start.remapped_pages,
+            tables: self.tables,
+            bytes: self.bytes,
+        }
+    }
+
     /// Share of the data blocks merged into this level that were unchanged
     /// (0 before any merge).
     pub fn udb_ratio(&self) -> f64 {
@@ -67,6 +84,32 @@ pub struct LsmStats {
 }
 
 impl LsmStats {
+    /// The counters since `start`, a snapshot of the same engine.
+    pub fn since(&self, start: &LsmStats) -> LsmStats {
+        LsmStats {
+            page_bytes: self.page_bytes,
+            user_write_bytes: self.user_write_bytes - start.user_write_bytes,
+            puts: self.puts - start.puts,
+            deletes: self.deletes - start.deletes,
+            gets: self.gets - start.gets,
+            scans: self.scans - start.scans,
+            wal_write_pages: self.wal_write_pages - start.wal_write_pages,
+            flush_write_pages: self.flush_write_pages - start.flush_write_pages,
+            lookup_block_reads: self.lookup_block_reads - start.lookup_block_reads,
+            bloom_skips: self.bloom_skips - start.bloom_skips,
+            levels: self
+                .levels
+                .iter()
+                .zip(&start.levels)
+                .map(|(now, then)| now.since(then))
+                .collect(),
+            file_write_pages: self.file_write_pages - start.file_write_pages,
+            file_remap_pages: self.file_remap_pages - start.file_remap_pages,
+            file_read_pages: self.file_read_pages - start.file_read_pages,
+            file_trim_pages: self.file_trim_pages - start.file_trim_pages,
+        }
+    }
+
     /// Bytes written to the file layer over user bytes written (0 before
     /// any write).
     pub fn engine_wa(&self) -> f64 {
