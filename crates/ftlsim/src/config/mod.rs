@@ -545,7 +545,9 @@ impl Config {
                 ),
             ));
         }
-        if self.lsm.block_bytes % self.device.page_bytes != 0 && self.lsm.remap != RemapMode::Off {
+        if !self.lsm.block_bytes.is_multiple_of(self.device.page_bytes)
+            && self.lsm.remap != RemapMode::Off
+        {
             return Err(ConfigError::new(
                 "lsm.block_bytes",
                 format!(

@@ -107,13 +107,9 @@ impl<'a> MergeOutput<'a> {
             }
             match udb.state() {
                 UdbState::InProgress => self.held.push((m.entry, m.tag)),
-                UdbState::Unchanged if self.worth_retaining() => {
-                    self.held.push((m.entry, m.tag));
-                    self.retain_held(files)?;
-                }
                 UdbState::Unchanged => {
                     self.held.push((m.entry, m.tag));
-                    self.release_held(files)?;
+                    self.retain_held(files)?;
                 }
                 _ => {
                     self.release_held(files)?;
@@ -125,15 +121,6 @@ impl<'a> MergeOutput<'a> {
         self.release_held(files)?;
         self.result.unchanged_blocks = udb.unchanged_blocks;
         self.finish(files)
-    }
-
-    /// Whether cutting the open output block before an unchanged block
-    /// costs little: the open block is empty or at least half full. A cut
-    /// after a few entries would leave a page nearly empty in the output,
-    /// and the level would carry it (and rewrite it) from then on.
-    fn worth_retaining(&self) -> bool {
-        let open = self.builder.open_block_bytes();
-        open == 0 || 4 * open >= 3 * u64::from(self.config.block_bytes)
     }
 
     /// Lazy write-back, the candidate turned out changed: its entries go

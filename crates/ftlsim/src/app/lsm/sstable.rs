@@ -316,11 +316,6 @@ impl TableBuilder {
         self.data_bytes + self.pending_payload_bytes
     }
 
-    /// Bytes of the open data block's entries (0 when none is open).
-    pub fn open_block_bytes(&self) -> u64 {
-        self.pending_payload_bytes
-    }
-
     pub fn is_empty(&self) -> bool {
         self.blocks.is_empty() && self.pending.is_empty()
     }
