@@ -49,4 +49,17 @@ pub const BUILT_IN: &[BuiltIn] = &[
             embed!("examples/log-on-log/zoned.toml"),
         ],
     },
+    BuiltIn {
+        name: "remapcom",
+        file: embed!("experiments/remapcom.toml"),
+        configs: &[
+            embed!("examples/remapcom/load.toml"),
+            embed!("examples/remapcom/a.toml"),
+            embed!("examples/remapcom/b.toml"),
+            embed!("examples/remapcom/c.toml"),
+            embed!("examples/remapcom/d.toml"),
+            embed!("examples/remapcom/e.toml"),
+            embed!("examples/remapcom/f.toml"),
+        ],
+    },
 ];
