@@ -453,3 +453,26 @@ fn validate_quick_checks_timing_against_queueing_theory() {
     }
     assert!(out.status.success());
 }
+
+#[test]
+fn bad_ycsb_input_is_named() {
+    let ex = "examples/remapcom.toml";
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/remapcom.toml");
+    let cfg = if std::path::Path::new(ex).is_file() {
+        ex
+    } else {
+        root
+    };
+    let bad = [
+        ("workload.value_bytes=0", "workload.value_bytes"),
+        ("workload.value_bytes=8000", "workload.value_bytes"),
+        ("workload.records=0", "workload.records"),
+        ("workload.ycsb=\"g\"", "workload.ycsb"),
+        ("lsm.level_ratio=1", "lsm.level_ratio"),
+        ("ftl.remap=false", "lsm.remap"),
+        ("lsm.remap=\"partial\"", "lsm.remap"),
+    ];
+    for (set, key) in bad {
+        assert_rejected(&["run", cfg, "--set", set], key);
+    }
+}

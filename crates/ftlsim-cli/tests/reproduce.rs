@@ -413,3 +413,30 @@ fn log_on_log_quick_shows_the_papers_directions() {
     assert_eq!(num(&w["zoned"]["on-zones"], "waf"), 1.0);
     assert!(tcwa("zoned", "on-zones") < tcwa("zoned", "over-ftl"));
 }
+
+/// `reproduce remapcom --quick`: on Load and A with 100-byte values, full
+/// RemapCom's engine WA ≤ RemapCom-Base's < LevelDB-like compaction's,
+/// with pages remapped and the UDB ratio reported.
+#[test]
+fn remapcom_quick_grid_keeps_the_papers_direction() {
+    let out = ftlsim(&["reproduce", "remapcom", "--quick", "--json"]);
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    for w in ["load", "a"] {
+        let wa = |variant: &str| {
+            let lsm = &v["workloads"][w][variant]["lsm"];
+            assert!(lsm["levels"][2]["udb_ratio"].is_number(), "{w} {variant}");
+            num(lsm, "engine_wa")
+        };
+        let (off, base, full) = (wa("off-100"), wa("base-100"), wa("full-100"));
+        assert!(
+            full <= base && base < off,
+            "{w}: full {full} base {base} off {off}"
+        );
+        assert!(num(&v["workloads"][w]["full-100"]["lsm"], "remapped_pages") > 0.0);
+    }
+}

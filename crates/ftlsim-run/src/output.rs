@@ -158,6 +158,9 @@ pub fn summary_table(cfg: &Config, r: &Report) -> String {
                 .map_or_else(|| "-".to_string(), |w| format!("{w:.4}"))
         );
     }
+    if let Some(lsm) = &r.lsm {
+        lsm_rows(&mut s, lsm);
+    }
     if r.streams.len() > 1 {
         let _ = writeln!(
             s,
@@ -172,6 +175,66 @@ pub fn summary_table(cfg: &Config, r: &Report) -> String {
         }
     }
     s
+}
+
+/// The LSM engine's rows (YCSB runs): engine WA, RemapCom's counts, and
+/// per level the pages compaction read and wrote.
+fn lsm_rows(s: &mut String, lsm: &ftlsim::run::lsm::LsmReport) {
+    let _ = writeln!(s, "lsm engine (YCSB {}, remap {}):", lsm.ycsb, lsm.remap);
+    let rows = [
+        ("KV operations", lsm.kv_operations.to_string()),
+        (
+            "user bytes written",
+            human_bytes(lsm.user_write_bytes as f64),
+        ),
+        ("engine WA", format!("{:.4}", lsm.engine_wa)),
+        (
+            "TCWA (engine WA x WAF)",
+            opt(lsm.tcwa.map(|t| format!("{t:.4}"))),
+        ),
+        ("WAL pages", lsm.wal_write_pages.to_string()),
+        (
+            "UDB blocks (ratio)",
+            format!("{} ({:.1} %)", lsm.udb_blocks, 100.0 * lsm.udb_ratio),
+        ),
+        (
+            "remapped blocks / pages",
+            format!("{} / {}", lsm.remapped_blocks, lsm.remapped_pages),
+        ),
+        (
+            "KV ops per simulated s",
+            opt(lsm.kv_ops_per_sec.map(|k| format!("{k:.0}"))),
+        ),
+        (
+            "KV latency p50/p99 (us)",
+            match (lsm.kv_latency_p50_ns, lsm.kv_latency_p99_ns) {
+                (Some(a), Some(b)) => format!("{:.1} / {:.1}", a as f64 / 1e3, b as f64 / 1e3),
+                _ => "-".to_string(),
+            },
+        ),
+    ];
+    for (k, v) in rows {
+        let _ = writeln!(s, "  {k:<28} {v}");
+    }
+    let _ = writeln!(
+        s,
+        "  level  written   read      WA       UDB ratio  remapped  tables"
+    );
+    for (level, l) in lsm.levels.iter().enumerate() {
+        if l.compactions == 0 && l.tables == 0 && l.compaction_write_pages == 0 {
+            continue;
+        }
+        let _ = writeln!(
+            s,
+            "  L{level:<5} {:<9} {:<9} {:<8.4} {:<10} {:<9} {}",
+            l.compaction_write_pages,
+            l.compaction_read_pages,
+            l.wa,
+            format!("{:.1} %", 100.0 * l.udb_ratio),
+            l.remapped_pages,
+            l.tables
+        );
+    }
 }
 
 /// Rows for the many-to-one mapping (dedup, remap), when it is on.

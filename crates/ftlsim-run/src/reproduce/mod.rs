@@ -61,4 +61,17 @@ pub const BUILT_IN: &[BuiltIn] = &[
             embed!("examples/pcstream/mixed2.toml"),
         ],
     },
+    BuiltIn {
+        name: "remapcom",
+        file: embed!("experiments/remapcom.toml"),
+        configs: &[
+            embed!("examples/remapcom/load.toml"),
+            embed!("examples/remapcom/a.toml"),
+            embed!("examples/remapcom/b.toml"),
+            embed!("examples/remapcom/c.toml"),
+            embed!("examples/remapcom/d.toml"),
+            embed!("examples/remapcom/e.toml"),
+            embed!("examples/remapcom/f.toml"),
+        ],
+    },
 ];

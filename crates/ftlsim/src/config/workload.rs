@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::Amount;
+use crate::workload::ycsb::{YcsbDistribution, YcsbWorkload};
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
@@ -24,6 +25,9 @@ pub enum WorkloadType {
     Cassandra,
     /// Several of the application models side by side (`workload.mix`).
     Mix,
+    /// YCSB key-value operations through the LSM engine (`[lsm]`) and its
+    /// file layer onto the device (`workload.ycsb`, `workload.records`, …).
+    Ycsb,
 }
 
 impl WorkloadType {
@@ -128,6 +132,19 @@ pub struct WorkloadConfig {
     /// in an equal share of the span (e.g. `["rocksdb", "gcc"]`).
     pub mix: Vec<WorkloadType>,
     pub trace: TraceConfig,
+    /// YCSB: which workload (`load`, or `a` to `f` after the load).
+    pub ycsb: YcsbWorkload,
+    /// YCSB: records the load inserts.
+    pub records: u64,
+    /// YCSB: operations of workload `a` to `f` after the load.
+    pub operations: u64,
+    /// YCSB: bytes of a key (`user` and the hashed record number).
+    pub key_bytes: u32,
+    /// YCSB: bytes of a value.
+    pub value_bytes: u32,
+    /// YCSB: request distribution; default the workload's own (latest for
+    /// D, zipfian otherwise).
+    pub ycsb_distribution: Option<YcsbDistribution>,
 }
 
 impl Default for WorkloadConfig {
@@ -153,6 +170,12 @@ impl Default for WorkloadConfig {
             tables: 1,
             pareto_h: 0.2,
             mix: Vec::new(),
+            ycsb: YcsbWorkload::Load,
+            records: 100_000,
+            operations: 100_000,
+            key_bytes: 16,
+            value_bytes: 1024,
+            ycsb_distribution: None,
         }
     }
 }

@@ -3,6 +3,7 @@
 //! layers.
 
 pub mod feed;
+pub mod lsm;
 pub mod recorder;
 pub mod report;
 pub mod target;
@@ -14,8 +15,10 @@ use crate::host::Stack;
 use crate::metrics::{Counters, LayerStats, LogHistogram, Phase, StreamCounters};
 use crate::request::{BlockDevice, Op, Request, RequestSource};
 use crate::timing::{ArrivalSource, Timer};
+use crate::workload::ycsb::YcsbWorkload;
 use crate::workload::Generator;
 use feed::{External, Feed, Synthetic};
+use lsm::LsmRun;
 use recorder::Recorder;
 pub use report::Report;
 use std::sync::atomic::AtomicBool;
@@ -63,10 +66,12 @@ enum Workload {
     External,
 }
 
-/// The SSD alone (static dispatch) or a stack of host layers over it.
+/// The SSD alone (static dispatch), a stack of host layers over it, or
+/// the LSM engine of a YCSB run on it.
 enum Device {
     Plain(Ssd),
     Stacked(Stack),
+    Lsm(Box<LsmRun>),
 }
 
 impl Device {
@@ -74,6 +79,7 @@ impl Device {
         match self {
             Device::Plain(ssd) => ssd,
             Device::Stacked(stack) => stack.ssd(),
+            Device::Lsm(run) => run.ssd(),
         }
     }
 
@@ -81,6 +87,7 @@ impl Device {
         match self {
             Device::Plain(ssd) => ssd,
             Device::Stacked(stack) => stack.ssd_mut(),
+            Device::Lsm(run) => run.ssd_mut(),
         }
     }
 
@@ -90,6 +97,7 @@ impl Device {
         match self {
             Device::Plain(ssd) => ssd.layer_stats(&mut out),
             Device::Stacked(stack) => stack.layer_stats(&mut out),
+            Device::Lsm(run) => run.ssd().layer_stats(&mut out),
         }
         out
     }
@@ -186,7 +194,10 @@ impl Simulation {
         )?;
         // Workloads address the top of the stack.
         let logical = cfg.host_pages();
-        let device = if cfg.host.layers.is_empty() {
+        let ycsb = cfg.workload.kind == WorkloadType::Ycsb;
+        let device = if ycsb {
+            Device::Lsm(Box::new(LsmRun::new(cfg, ssd)?))
+        } else if cfg.host.layers.is_empty() {
             Device::Plain(ssd)
         } else {
             let mut stack = Stack::new(cfg, ssd);
@@ -199,12 +210,19 @@ impl Simulation {
             .metrics
             .window
             .map_or((logical / 20).max(1), |w| w.to_pages(logical).max(1));
+        // A YCSB run counts operations: its precondition is the load
+        // (unless the load is what is measured) and it has no warm-up.
+        let w = &cfg.workload;
         let precondition_pages = match cfg.workload.precondition {
+            _ if ycsb && w.ycsb == YcsbWorkload::Load => 0,
+            _ if ycsb => w.records,
             Precondition::None => 0,
             Precondition::SequentialFill => logical,
         };
         let warmup_pages = cfg.warmup_pages();
         let measured = match (cfg.workload.requests, cfg.workload.writes) {
+            _ if ycsb && w.ycsb == YcsbWorkload::Load => Measured::Requests(w.records),
+            _ if ycsb => Measured::Requests(w.operations),
             (Some(r), _) => Measured::Requests(r),
             (None, w) => Measured::Pages(w.unwrap_or(DEFAULT_WRITES).to_pages(logical)),
         };
@@ -313,6 +331,25 @@ impl Simulation {
         let result = match &mut self.device {
             Device::Plain(ssd) => driver.drive(ssd, phase, workload, budget, progress),
             Device::Stacked(stack) => driver.drive(stack, phase, workload, budget, progress),
+            Device::Lsm(run) => {
+                let load =
+                    phase == Phase::Precondition || self.cfg.workload.ycsb == YcsbWorkload::Load;
+                // The precondition (the load) comes as pages, the measured
+                // window as requests: either way, operations.
+                let count = match phase {
+                    Phase::Warmup => 0,
+                    _ => max_pages.min(max_requests),
+                };
+                run.drive(
+                    load,
+                    count,
+                    &mut driver.recorder,
+                    phase,
+                    budget.done_before,
+                    budget.total,
+                    progress,
+                )
+            }
         };
         self.done += match amount {
             Measured::Pages(p) | Measured::Requests(p) if p != u64::MAX => p,
@@ -377,6 +414,11 @@ impl Simulation {
             });
             timer.attach(self.device.ssd_mut());
         }
+        if let Device::Lsm(run) = &mut self.device {
+            // The engine issues its requests itself: the timer goes under it.
+            run.attach_timer(self.driver.timer.take());
+            run.start_measuring();
+        }
         let workload = match (self.driver.external.is_some(), measured) {
             (true, _) => Workload::External,
             (false, Measured::Pages(_)) => Workload::Writes,
@@ -387,6 +429,11 @@ impl Simulation {
 
     /// The report of the measured window.
     pub fn finish(mut self) -> Result<Report, SimError> {
+        if let Device::Lsm(run) = &mut self.device {
+            if self.driver.timer.is_none() {
+                self.driver.timer = run.detach_timer();
+            }
+        }
         let start = self.driver.recorder.measure_start.unwrap_or_default();
         // A last, partial window: kept when it is at least half a window
         // (a sliver of a window gives a WAF that is mostly noise) or when
@@ -403,12 +450,14 @@ impl Simulation {
             match &self.device {
                 Device::Plain(ssd) => self.driver.recorder.sample(ssd, Phase::Measure)?,
                 Device::Stacked(stack) => self.driver.recorder.sample(stack, Phase::Measure)?,
+                Device::Lsm(run) => self.driver.recorder.sample(run.ssd(), Phase::Measure)?,
             }
         }
         if self.driver.recorder.check && self.end_of_life.is_none() {
             match &self.device {
                 Device::Plain(ssd) => ssd.check_invariants()?,
                 Device::Stacked(stack) => stack.check_invariants()?,
+                Device::Lsm(run) => run.check_invariants()?,
             }
         }
         let layers: Vec<LayerStats> = self
@@ -428,8 +477,7 @@ impl Simulation {
             .as_mut()
             .map(Timer::summary)
             .filter(|t| t.requests > 0);
-        let (cfg, ssd) = (&self.cfg, self.ssd());
-        let m: Counters = ssd.counters.since(&start);
+        let m: Counters = self.ssd().counters.since(&start);
         let empty_reason = match self.end_of_life {
             Some(Phase::Precondition) => {
                 Some("the device reached end of life during preconditioning".to_string())
@@ -443,6 +491,14 @@ impl Simulation {
             ),
             _ => None,
         };
+        let window = report::Window::of(&m, empty_reason);
+        let lsm = match &mut self.device {
+            Device::Lsm(run) => {
+                Some(run.report(window.waf, timing.as_ref().map(|t| t.sim_time_ns)))
+            }
+            _ => None,
+        };
+        let (cfg, ssd) = (&self.cfg, self.device.ssd());
         let wear = report::Wear::of(ssd);
         let streams = ssd
             .stream_counters
@@ -463,7 +519,8 @@ impl Simulation {
             .collect();
         Ok(Report {
             seed: cfg.workload.seed,
-            window: report::Window::of(&m, empty_reason),
+            window,
+            lsm,
             lifetime: report::Lifetime::of(cfg, ssd, &m, &wear, self.end_of_life.is_some()),
             wear,
             survival: report::Survival::of(ssd),

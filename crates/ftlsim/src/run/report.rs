@@ -42,6 +42,9 @@ pub struct Report {
     /// when FDP is off.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fdp: Option<FdpReport>,
+    /// The LSM engine's counters (YCSB runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lsm: Option<super::lsm::LsmReport>,
     /// Samples of WAF over time, every phase.
     #[serde(skip)]
     pub series: Vec<SeriesRow>,

@@ -13,6 +13,8 @@ use crate::rng;
 
 use crate::request::Op;
 
+pub mod ycsb;
+
 /// One request from a generator, in pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WorkItem {
@@ -123,17 +125,17 @@ impl Generator {
         let w = &cfg.workload;
         let slots = cfg.span_pages() / u64::from(w.request_pages);
         let pattern = match w.kind {
-            // A trace replay draws addresses from its source; the generator
-            // only supplies content, so any pattern will do here.
-            // A trace or an application model draws addresses from its
-            // source; the generator only supplies content, so any pattern will do.
+            // A trace, an application model or a YCSB run draws addresses
+            // from its own source; the generator only supplies content, so
+            // any pattern will do here.
             WorkloadType::Uniform
             | WorkloadType::Trace
             | WorkloadType::Rocksdb
             | WorkloadType::Sqlite
             | WorkloadType::Gcc
             | WorkloadType::Cassandra
-            | WorkloadType::Mix => Pattern::Uniform { slots },
+            | WorkloadType::Mix
+            | WorkloadType::Ycsb => Pattern::Uniform { slots },
             WorkloadType::HotCold => {
                 let hot_slots =
                     ((w.hot_space_fraction * slots as f64).round() as u64).clamp(1, slots - 1);

@@ -12,6 +12,7 @@
 
 use super::config::LsmConfig;
 use super::entry::Entry;
+use super::udb::Tag;
 use super::version::Version;
 
 /// Overlap with level L + 2 beyond which a compaction output file is cut,
@@ -131,26 +132,33 @@ pub fn flush_level(version: &Version, config: &LsmConfig, lo: &[u8], hi: &[u8]) 
     level
 }
 
+/// One entry of a merge, in internal key order: where it came from, and
+/// whether it is kept (`false`: an older version of a key, or a tombstone
+/// dropped).
+#[derive(Clone, Debug)]
+pub struct Merged {
+    pub entry: Entry,
+    pub tag: Tag,
+    pub keep: bool,
+}
+
 /// Merges sorted runs of entries into one in internal key order, keeping
 /// only the newest version of each key (there are no snapshots) and
 /// dropping a tombstone when `drop_tombstone(key)` says no older version
-/// can exist below the output level.
-pub fn merge(runs: Vec<Vec<Entry>>, mut drop_tombstone: impl FnMut(&[u8]) -> bool) -> Vec<Entry> {
-    let mut all: Vec<Entry> = runs.into_iter().flatten().collect();
-    all.sort_unstable_by(|a, b| a.key.cmp(&b.key).then(b.seq.cmp(&a.seq)));
-    let mut out: Vec<Entry> = Vec::with_capacity(all.len());
-    // The key just handled, in a buffer reused across entries.
-    let mut last_key: Vec<u8> = Vec::new();
-    for (i, e) in all.into_iter().enumerate() {
-        if i > 0 && last_key == e.key {
-            continue; // an older version of the key just handled
-        }
-        last_key.clear();
-        last_key.extend_from_slice(&e.key);
-        if e.value.is_none() && drop_tombstone(&e.key) {
-            continue;
-        }
-        out.push(e);
+/// can exist below the output level. Dropped entries stay in the result,
+/// marked, so that RemapCom's state machine sees them where they fall.
+pub fn merge(
+    runs: Vec<Vec<(Entry, Tag)>>,
+    mut drop_tombstone: impl FnMut(&[u8]) -> bool,
+) -> Vec<Merged> {
+    let mut all: Vec<(Entry, Tag)> = runs.into_iter().flatten().collect();
+    all.sort_unstable_by(|a, b| a.0.key.cmp(&b.0.key).then(b.0.seq.cmp(&a.0.seq)));
+    let mut out: Vec<Merged> = Vec::with_capacity(all.len());
+    for (i, (entry, tag)) in all.into_iter().enumerate() {
+        // An older version of the key just handled goes.
+        let older = i > 0 && out[i - 1].entry.key == entry.key;
+        let keep = !(older || (entry.value.is_none() && drop_tombstone(&entry.key)));
+        out.push(Merged { entry, tag, keep });
     }
     out
 }
@@ -274,20 +282,37 @@ mod tests {
 
     #[test]
     fn merge_keeps_newest_and_drops_tombstones_only_when_asked() {
+        let tag = |block, index| Tag { block, index };
         let runs = vec![
-            vec![e("a", 5, true), e("c", 6, false)],
+            vec![(e("a", 5, true), tag(0, 0)), (e("c", 6, false), tag(0, 1))],
             vec![
-                e("a", 1, true),
-                e("b", 2, true),
-                e("c", 3, true),
-                e("d", 4, false),
+                (e("a", 1, true), tag(1, 0)),
+                (e("b", 2, true), tag(1, 1)),
+                (e("c", 3, true), tag(2, 0)),
+                (e("d", 4, false), tag(2, 1)),
             ],
         ];
+        let kept = |out: &[Merged]| -> Vec<(Vec<u8>, u64)> {
+            out.iter()
+                .filter(|m| m.keep)
+                .map(|m| (m.entry.key.clone(), m.entry.seq))
+                .collect()
+        };
         let out = merge(runs.clone(), |_| false);
-        let got: Vec<(&[u8], u64)> = out.iter().map(|e| (e.key.as_slice(), e.seq)).collect();
-        assert_eq!(got, vec![(&b"a"[..], 5), (b"b", 2), (b"c", 6), (b"d", 4)]);
+        assert_eq!(
+            kept(&out),
+            vec![
+                (b"a".to_vec(), 5),
+                (b"b".to_vec(), 2),
+                (b"c".to_vec(), 6),
+                (b"d".to_vec(), 4)
+            ]
+        );
+        // Dropped entries stay in order with their tags.
+        assert_eq!(out.len(), 6);
+        assert_eq!((out[1].tag, out[1].keep), (tag(1, 0), false));
         let out = merge(runs, |k| k == b"c");
-        let keys: Vec<&[u8]> = out.iter().map(|e| e.key.as_slice()).collect();
-        assert_eq!(keys, vec![&b"a"[..], b"b", b"d"]);
+        let keys: Vec<Vec<u8>> = kept(&out).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, vec![b"a".to_vec(), b"b".to_vec(), b"d".to_vec()]);
     }
 }

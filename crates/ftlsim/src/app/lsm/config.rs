@@ -18,6 +18,16 @@ pub enum RemapMode {
     Full,
 }
 
+impl RemapMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Off => "off",
+            Self::Base => "base",
+            Self::Full => "full",
+        }
+    }
+}
+
 /// `[lsm]`: sizes of the memtable, blocks, files and levels.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -36,7 +46,7 @@ pub struct LsmConfig {
     pub l1_bytes: u64,
     /// Target size of an SSTable written by compaction (LevelDB `max_file_size`).
     pub sstable_bytes: u64,
-    /// RemapCom mode; only `off` is implemented so far.
+    /// RemapCom mode: `off`, `base` or `full`.
     pub remap: RemapMode,
 }
 
@@ -101,12 +111,6 @@ impl LsmConfig {
                 ),
             ));
         }
-        if self.remap != RemapMode::Off {
-            return Err(ConfigError::new(
-                key("remap"),
-                "only \"off\" is implemented so far (\"base\" and \"full\" are not yet)",
-            ));
-        }
         Ok(())
     }
 
@@ -144,11 +148,6 @@ mod tests {
         };
         let e = c.validate("lsm").unwrap_err();
         assert_eq!(e.key, "lsm.level_ratio");
-        let c = LsmConfig {
-            remap: RemapMode::Base,
-            ..LsmConfig::default()
-        };
-        assert_eq!(c.validate("lsm").unwrap_err().key, "lsm.remap");
     }
 
     #[test]

@@ -8,13 +8,15 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
 
-use super::compaction::{self, Choice, GRANDPARENT_OVERLAP_FILES};
+use super::compaction::{self, Choice};
 use super::config::{LsmConfig, RemapMode};
 use super::entry::{self, Entry, Value};
 use super::files::Files;
 use super::memtable::Memtable;
+use super::merge_output::MergeOutput;
 use super::sstable::{Layout, Table, TableBuilder, CONTEXT_COMPACTION, CONTEXT_FLUSH};
 use super::stats::{LevelStats, LsmStats};
+use super::udb::{InputBlock, Tag};
 use super::version::Version;
 use super::wal::Wal;
 use crate::error::{ConfigError, SimError};
@@ -282,86 +284,72 @@ impl<D: BlockDevice> Db<D> {
         let mut taken = take(&mut self.version.levels[level], inputs);
         self.pointers[level] = taken.iter().map(|t| t.largest().to_vec()).max();
         taken.extend(take(&mut self.version.levels[out_level], next_inputs));
-        let mut input_blocks: HashSet<u64> = HashSet::new();
+        let mut input_hashes: HashSet<u64> = HashSet::new();
+        let mut input_blocks: Vec<InputBlock> = Vec::new();
         let mut runs = Vec::with_capacity(taken.len());
         let mut files = Vec::with_capacity(taken.len());
         for t in taken {
             // A compaction reads its inputs whole.
             self.files.read(t.file, 0, t.pages())?;
             self.stats.levels[out_level].compaction_read_pages += t.pages();
-            input_blocks.extend(t.blocks.iter().map(|b| b.content_hash));
+            input_hashes.extend(t.blocks.iter().map(|b| b.content_hash));
             files.push(t.file);
-            runs.push(t.into_entries().collect::<Vec<Entry>>());
+            let mut run = Vec::with_capacity(t.entry_count());
+            for b in t.blocks {
+                let block = input_blocks.len() as u32;
+                input_blocks.push(InputBlock {
+                    file: t.file,
+                    first_page: b.first_page,
+                    pages: b.pages,
+                    entries: b.entries.len() as u32,
+                });
+                run.extend(b.entries.into_iter().enumerate().map(|(i, e)| {
+                    (
+                        e,
+                        Tag {
+                            block,
+                            index: i as u32,
+                        },
+                    )
+                }));
+            }
+            runs.push(run);
         }
         let version = &self.version;
         let merged = compaction::merge(runs, |key| version.is_base_level_for(out_level, key));
-        // Cut an output before it overlaps too much of level + 2, so that a
-        // later compaction of it does not rewrite a large part of that level.
         let empty: &[Table] = &[];
         let grandparents = self
             .version
             .levels
             .get(out_level + 1)
             .map_or(empty, |v| v.as_slice());
-        let max_overlap = GRANDPARENT_OVERLAP_FILES * self.config.sstable_bytes;
-        let (mut gp, mut overlap, mut seen) = (0usize, 0u64, false);
-        let mut outputs: Vec<Table> = Vec::new();
-        let mut builder = TableBuilder::new(
-            self.config.block_bytes,
+        let remap_before = self.files.counters().remap_pages;
+        let write_before = self.files.counters().write_pages;
+        let result = MergeOutput::new(
+            &self.config,
             self.files.page_bytes(),
             self.layout(),
-        );
-        for e in merged {
-            while gp < grandparents.len() && e.key.as_slice() > grandparents[gp].largest() {
-                if seen {
-                    overlap += grandparents[gp].size_bytes;
-                }
-                gp += 1;
-            }
-            seen = true;
-            if overlap > max_overlap {
-                overlap = 0;
-                if !builder.is_empty() {
-                    let done = std::mem::replace(
-                        &mut builder,
-                        TableBuilder::new(
-                            self.config.block_bytes,
-                            self.files.page_bytes(),
-                            self.layout(),
-                        ),
-                    );
-                    outputs.extend(
-                        done.finish(&mut self.files, CONTEXT_COMPACTION + out_level as u64)?,
-                    );
-                }
-            }
-            builder.add(e);
-            if builder.estimated_bytes() >= self.config.sstable_bytes {
-                let done = std::mem::replace(
-                    &mut builder,
-                    TableBuilder::new(
-                        self.config.block_bytes,
-                        self.files.page_bytes(),
-                        self.layout(),
-                    ),
-                );
-                outputs
-                    .extend(done.finish(&mut self.files, CONTEXT_COMPACTION + out_level as u64)?);
-            }
-        }
-        outputs.extend(builder.finish(&mut self.files, CONTEXT_COMPACTION + out_level as u64)?);
+            CONTEXT_COMPACTION + out_level as u64,
+            grandparents,
+            &input_blocks,
+        )
+        .run(&mut self.files, merged)?;
+        let c = self.files.counters();
         let stats = &mut self.stats.levels[out_level];
         stats.compactions += 1;
-        for t in &outputs {
-            stats.compaction_write_pages += t.pages();
+        stats.compaction_write_pages += c.write_pages - write_before;
+        stats.remapped_pages += c.remap_pages - remap_before;
+        stats.remapped_blocks += result.remapped_blocks;
+        stats.unchanged_input_blocks += result.unchanged_blocks;
+        for t in &result.tables {
             stats.output_blocks += t.blocks.len() as u64;
             stats.udb_blocks += t
                 .blocks
                 .iter()
-                .filter(|b| input_blocks.contains(&b.content_hash))
+                .filter(|b| input_hashes.contains(&b.content_hash))
                 .count() as u64;
         }
-        for t in outputs {
+        for t in result.tables {
             self.version.insert_sorted(out_level, t);
         }
         for file in files {
@@ -381,11 +369,12 @@ impl<D: BlockDevice> Db<D> {
         s.file_write_pages = c.write_pages;
         s.file_read_pages = c.read_pages;
         s.file_trim_pages = c.trim_pages;
+        s.file_remap_pages = c.remap_pages;
         s
     }
 
-    /// Packed blocks as LevelDB writes them; RemapCom (not yet
-    /// implemented) will align them to pages.
+    /// Packed blocks as LevelDB writes them; RemapCom aligns them to pages
+    /// so that a block is whole pages it can remap.
     fn layout(&self) -> Layout {
         match self.config.remap {
             RemapMode::Off => Layout::Packed,

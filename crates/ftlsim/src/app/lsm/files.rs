@@ -9,6 +9,9 @@ use std::collections::BTreeMap;
 use crate::error::SimError;
 use crate::request::{BlockDevice, Op, Request};
 
+/// In [`Files::append_remapping`]'s sources: write the page.
+pub const WRITE: u64 = u64::MAX;
+
 /// A file's number; numbers are never reused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FileId(pub u64);
@@ -25,6 +28,9 @@ struct FileMeta {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FileCounters {
     pub write_pages: u64,
+    /// Pages appended by remapping a page of another file instead of
+    /// writing (RemapCom).
+    pub remap_pages: u64,
     pub read_pages: u64,
     pub trim_pages: u64,
     pub files_created: u64,
@@ -198,10 +204,31 @@ impl<D: BlockDevice> Files<D> {
         fingerprints: &[u64],
         context: u64,
     ) -> Result<(), SimError> {
+        self.append_remapping(file, fingerprints, &[], context)
+    }
+
+    /// Like [`Files::append`], but page `i` of the appended pages whose
+    /// `sources[i]` is not [`WRITE`] takes the data of that LPN (a page of
+    /// another live file holding the same fingerprint) by a `remap` request
+    /// instead of being written; the source LPN reads as unmapped after, so
+    /// its file must be deleted before it is read again. An empty `sources`
+    /// writes every page. Runs of pages with contiguous sources go as one
+    /// remap request.
+    pub fn append_remapping(
+        &mut self,
+        file: FileId,
+        fingerprints: &[u64],
+        sources: &[u64],
+        context: u64,
+    ) -> Result<(), SimError> {
         let pages = fingerprints.len() as u64;
         if pages == 0 {
             return Ok(());
         }
+        assert!(
+            sources.is_empty() || sources.len() == fingerprints.len(),
+            "one source per page"
+        );
         let mut got = std::mem::take(&mut self.scratch);
         got.clear();
         if self.alloc.allocate(pages, &mut got).is_none() {
@@ -214,18 +241,55 @@ impl<D: BlockDevice> Files<D> {
         }
         let meta = self.files.get_mut(&file).expect("append to a live file");
         let mut at = 0usize;
-        for &(first, len) in &got {
+        let mut remapped = 0u64;
+        let mut failed = None;
+        'extents: for &(first, len) in &got {
             push_extent(&mut meta.extents, first, len);
-            self.req.set(Op::Write, first, len as u32);
-            self.req.context = context;
-            self.req
-                .fingerprints
-                .extend_from_slice(&fingerprints[at..at + len as usize]);
-            self.device.submit(&self.req)?;
-            at += len as usize;
+            // Split the extent into runs: pages written, or pages remapped
+            // from a contiguous source range.
+            let end = at + len as usize;
+            let mut i = at;
+            while i < end {
+                let src = sources.get(i).copied().unwrap_or(WRITE);
+                let mut j = i + 1;
+                while j < end {
+                    let next = sources.get(j).copied().unwrap_or(WRITE);
+                    let same_run = if src == WRITE {
+                        next == WRITE
+                    } else {
+                        next != WRITE && next == src + (j - i) as u64
+                    };
+                    if !same_run {
+                        break;
+                    }
+                    j += 1;
+                }
+                let lpn = first + (i - at) as u64;
+                let n = (j - i) as u32;
+                if src == WRITE {
+                    self.req.set(Op::Write, lpn, n);
+                    self.req.fingerprints.extend_from_slice(&fingerprints[i..j]);
+                } else {
+                    self.req.set(Op::Remap, lpn, n);
+                    self.req.src_lpn = src;
+                    remapped += u64::from(n);
+                }
+                self.req.context = context;
+                if let Err(e) = self.device.submit(&self.req) {
+                    failed = Some(e);
+                    break 'extents;
+                }
+                i = j;
+            }
+            at = end;
         }
         meta.fingerprints.extend_from_slice(fingerprints);
-        self.counters.write_pages += pages;
+        if let Some(e) = failed {
+            self.scratch = got;
+            return Err(e);
+        }
+        self.counters.write_pages += pages - remapped;
+        self.counters.remap_pages += remapped;
         self.scratch = got;
         Ok(())
     }
@@ -287,6 +351,16 @@ impl<D: BlockDevice> Files<D> {
             page -= len;
         }
         None
+    }
+
+    /// The fingerprint written to page `page` of `file`; `None` past the
+    /// end or for a deleted file.
+    pub fn fingerprint_of(&self, file: FileId, page: u64) -> Option<u64> {
+        self.files
+            .get(&file)?
+            .fingerprints
+            .get(page as usize)
+            .copied()
     }
 
     /// Every page of every live file as `(LPN, fingerprint written)`, so a
@@ -366,6 +440,11 @@ pub(crate) mod tests {
                     }
                     Op::Trim => {
                         self.content.remove(&lpn);
+                    }
+                    Op::Remap => {
+                        let src = req.src_lpn + i as u64;
+                        let fp = self.content.remove(&src).expect("remap of a mapped page");
+                        self.content.insert(lpn, fp);
                     }
                     Op::Read if self.content.contains_key(&lpn) => done.mapped_pages += 1,
                     Op::Read => done.unmapped_pages += 1,

@@ -33,8 +33,10 @@ pub mod db;
 pub mod entry;
 pub mod files;
 pub mod memtable;
+pub mod merge_output;
 pub mod sstable;
 pub mod stats;
+pub mod udb;
 pub mod version;
 pub mod wal;
 

@@ -11,7 +11,8 @@
 
 use super::bloom::Bloom;
 use super::entry::{Entry, ENTRY_OVERHEAD_BYTES};
-use super::files::{FileId, Files};
+use super::files::{FileId, Files, WRITE};
+use super::udb::{InputBlock, Tag};
 use crate::error::SimError;
 use crate::hash::splitmix64;
 use crate::request::BlockDevice;
@@ -53,6 +54,9 @@ pub struct Block {
     pub pages: u64,
     /// Hash of the block's bytes: equal blocks hash equal.
     pub content_hash: u64,
+    /// When the block's entries are the first `n` entries of one input
+    /// block of the merge that built it, in order: `(input block, n)`.
+    pub source: Option<(u32, u32)>,
 }
 
 impl Block {
@@ -183,6 +187,18 @@ pub const CONTEXT_FLUSH: u64 = 2;
 /// Program-context tag of compaction writes into level L: `CONTEXT_COMPACTION + L`.
 pub const CONTEXT_COMPACTION: u64 = 16;
 
+/// Where the open block's entries came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PendingSource {
+    Empty,
+    /// Entries `0..next` of input block `block`, in order.
+    Run {
+        block: u32,
+        next: u32,
+    },
+    Mixed,
+}
+
 /// Builds a table from entries given in internal key order.
 #[derive(Debug)]
 pub struct TableBuilder {
@@ -192,6 +208,7 @@ pub struct TableBuilder {
     blocks: Vec<Block>,
     pending: Vec<Entry>,
     pending_payload_bytes: u64,
+    pending_source: PendingSource,
     /// Where the data blocks closed so far end.
     data_bytes: u64,
     index_bytes: u64,
@@ -206,6 +223,7 @@ impl TableBuilder {
             blocks: Vec::new(),
             pending: Vec::new(),
             pending_payload_bytes: 0,
+            pending_source: PendingSource::Empty,
             data_bytes: 0,
             index_bytes: 0,
         }
@@ -214,6 +232,13 @@ impl TableBuilder {
     /// Adds the next entry: packed, the block closes once it reaches
     /// `block_bytes`; aligned, it closes first if the entry would not fit.
     pub fn add(&mut self, entry: Entry) {
+        self.add_from(entry, None);
+    }
+
+    /// [`TableBuilder::add`] of an entry a merge took from `tag` (`None`:
+    /// from no input block), so that a block made of one input block's
+    /// entries knows it.
+    pub fn add_from(&mut self, entry: Entry, tag: Option<Tag>) {
         let size = entry.size_bytes();
         let n = self.pending.len() as u64;
         if self.layout == Layout::Aligned
@@ -224,6 +249,21 @@ impl TableBuilder {
         }
         self.pending_payload_bytes += size;
         self.pending.push(entry);
+        self.pending_source = match (self.pending_source, tag) {
+            (PendingSource::Empty, Some(t)) if t.index == 0 => PendingSource::Run {
+                block: t.block,
+                next: 1,
+            },
+            (PendingSource::Run { block, next }, Some(t))
+                if t.block == block && t.index == next =>
+            {
+                PendingSource::Run {
+                    block,
+                    next: next + 1,
+                }
+            }
+            _ => PendingSource::Mixed,
+        };
         if self.layout == Layout::Packed
             && block_bytes(n + 1, self.pending_payload_bytes) >= self.block_bytes
         {
@@ -231,10 +271,20 @@ impl TableBuilder {
         }
     }
 
+    /// Closes the open block here, whatever its size (RemapCom's UDB
+    /// retention cuts blocks where input blocks begin and end).
+    pub fn cut_block(&mut self) {
+        self.close_block();
+    }
+
     fn close_block(&mut self) {
         if self.pending.is_empty() {
             return;
         }
+        let source = match std::mem::replace(&mut self.pending_source, PendingSource::Empty) {
+            PendingSource::Run { block, next } => Some((block, next)),
+            _ => None,
+        };
         let entries = std::mem::take(&mut self.pending);
         let size_bytes = block_bytes(entries.len() as u64, self.pending_payload_bytes);
         let content_hash = entries.iter().fold(entries.len() as u64, |h, e| {
@@ -255,6 +305,7 @@ impl TableBuilder {
             first_page,
             pages: end.div_ceil(self.page_bytes) - first_page,
             content_hash,
+            source,
         });
         self.data_bytes = end;
         self.pending_payload_bytes = 0;
@@ -272,10 +323,23 @@ impl TableBuilder {
     /// Closes the table and writes it to a new file: data blocks, then the
     /// filter block, then the index block and footer. `None` when empty.
     pub fn finish<D: BlockDevice>(
-        mut self,
+        self,
         files: &mut Files<D>,
         context: u64,
     ) -> Result<Option<Table>, SimError> {
+        Ok(self.finish_remapping(files, context, &[])?.map(|(t, _)| t))
+    }
+
+    /// [`TableBuilder::finish`], remapping each data block that is a whole
+    /// block of `inputs` (the merge's input blocks, still in their files)
+    /// from the input's pages instead of writing it. Returns the table and
+    /// the blocks remapped.
+    pub fn finish_remapping<D: BlockDevice>(
+        mut self,
+        files: &mut Files<D>,
+        context: u64,
+        inputs: &[InputBlock],
+    ) -> Result<Option<(Table, u64)>, SimError> {
         self.close_block();
         if self.blocks.is_empty() {
             return Ok(None);
@@ -287,6 +351,9 @@ impl TableBuilder {
                 .flat_map(|b| b.entries.iter().map(|e| e.key.as_slice())),
             key_count,
         );
+        // The filter and index follow the last data block on its page (no
+        // padding, which would cost small tables much): that block's last
+        // page then differs from any input's, and is written.
         let meta_bytes = bloom.size_bytes()
             + BLOCK_TRAILER_BYTES
             + block_bytes(self.blocks.len() as u64, self.index_bytes)
@@ -323,15 +390,48 @@ impl TableBuilder {
             self.data_bytes / page_bytes,
             pages,
         );
+        // A block that is a whole input block, page for page with the same
+        // fingerprints, takes the input's pages over.
+        let mut sources = Vec::new();
+        let mut remapped_blocks = 0;
+        for b in &self.blocks {
+            let Some((input, n)) = b.source else { continue };
+            let Some(from) = inputs.get(input as usize) else {
+                continue;
+            };
+            if from.entries != n || from.pages != b.pages {
+                continue;
+            }
+            let src: Option<Vec<u64>> = (0..b.pages)
+                .map(|k| {
+                    let page = from.first_page + k;
+                    let fp = files.fingerprint_of(from.file, page)?;
+                    (fp == fingerprints[(b.first_page + k) as usize])
+                        .then(|| files.lpn_of(from.file, page * page_bytes))
+                        .flatten()
+                })
+                .collect();
+            let Some(src) = src else { continue };
+            if sources.is_empty() {
+                sources = vec![WRITE; pages as usize];
+            }
+            for (k, lpn) in src.into_iter().enumerate() {
+                sources[b.first_page as usize + k] = lpn;
+            }
+            remapped_blocks += 1;
+        }
         let file = files.create();
-        files.append(file, &fingerprints, context)?;
-        Ok(Some(Table {
-            file,
-            blocks: self.blocks,
-            bloom,
-            pages,
-            size_bytes,
-        }))
+        files.append_remapping(file, &fingerprints, &sources, context)?;
+        Ok(Some((
+            Table {
+                file,
+                blocks: self.blocks,
+                bloom,
+                pages,
+                size_bytes,
+            },
+            remapped_blocks,
+        )))
     }
 }
 
