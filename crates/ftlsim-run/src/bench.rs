@@ -43,6 +43,47 @@ pub struct BenchReport {
     /// One log layer (capacity 0.9, block-sized segments, trim) over the
     /// first case's device.
     pub log_layer: LogBenchCase,
+    /// YCSB through the LSM engine with full RemapCom (examples/remapcom.toml).
+    pub lsm: LsmBenchCase,
+}
+
+/// YCSB Load then workload A through the LSM engine, its file layer, the
+/// FTL and the timing model: one run, timed whole.
+#[derive(Debug, Clone, Serialize)]
+pub struct LsmBenchCase {
+    pub name: String,
+    pub records: u64,
+    pub operations: u64,
+    pub wall_secs: f64,
+    /// Load records plus workload operations per wall-clock second.
+    pub kv_ops_per_sec: f64,
+    /// Workload A's operations per simulated second (the timing model).
+    pub simulated_kv_ops_per_sec: Option<f64>,
+    pub engine_wa: f64,
+}
+
+/// The case: 1 M records of 1 KiB loaded, then 1 M operations of
+/// workload A (`--quick`: a tenth of each), full RemapCom.
+fn lsm_case(quick: bool) -> Result<LsmBenchCase> {
+    let mut cfg: Config = toml::from_str(include_str!("../../../examples/remapcom.toml"))?;
+    let n = if quick { 100_000 } else { 1_000_000 };
+    cfg.workload.records = n;
+    cfg.workload.operations = n;
+    let start = Instant::now();
+    let report = ftlsim::run(&cfg, &RunOptions::default(), &mut |_| {})?;
+    let wall_secs = start.elapsed().as_secs_f64();
+    let lsm = report
+        .lsm
+        .ok_or_else(|| anyhow::anyhow!("a YCSB run reports its lsm section"))?;
+    Ok(LsmBenchCase {
+        name: format!("YCSB load {n} x 1 KiB + {n} ops of A, full RemapCom"),
+        records: n,
+        operations: n,
+        wall_secs,
+        kv_ops_per_sec: (2 * n) as f64 / wall_secs,
+        simulated_kv_ops_per_sec: lsm.kv_ops_per_sec,
+        engine_wa: lsm.engine_wa,
+    })
 }
 
 /// A log layer over the FTL: page writes per second at the top of the
@@ -283,7 +324,10 @@ pub fn run_bench(
         "log layer over {blocks} blocks x 256 pages, Sf 0.28"
     ));
     let log_layer = log_case(blocks, segments, cases[0].host_writes_per_sec)?;
+    progress("YCSB load + A through the LSM engine, full RemapCom");
+    let lsm = lsm_case(quick)?;
     Ok(BenchReport {
+        lsm,
         log_layer,
         trace_replay_requests_per_sec: median(&replay),
         trace_replay_segments_requests_per_sec: replay,
@@ -335,6 +379,15 @@ pub fn render(r: &BenchReport) -> String {
         l.device_writes_vs_plain,
         l.log_wa,
         l.waf
+    );
+    let k = &r.lsm;
+    s += &format!(
+        "{:<52} {:>6.2} s, {:.0} K KV ops/s (simulated {:.1} K/s), engine WA {:.2}\n",
+        k.name,
+        k.wall_secs,
+        k.kv_ops_per_sec / 1e3,
+        k.simulated_kv_ops_per_sec.unwrap_or(0.0) / 1e3,
+        k.engine_wa
     );
     if let Some(rss) = r.peak_rss_bytes {
         s += &format!("peak RSS {:.1} MiB\n", rss as f64 / (1024.0 * 1024.0));

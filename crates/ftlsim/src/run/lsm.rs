@@ -208,6 +208,7 @@ impl LsmRun {
                     phase,
                     done: done_before + i + 1,
                     total,
+                    counters: ssd.counters,
                 });
                 if recorder.cancelled() {
                     return Err(SimError::Interrupted);

@@ -176,7 +176,7 @@ impl Simulation {
         sim.measure(&mut |_| {})?;
         let record = match &mut sim.device {
             Device::Stacked(stack) => stack.take_record().unwrap_or_default(),
-            Device::Plain(_) => Vec::new(),
+            Device::Plain(_) | Device::Lsm(_) => Vec::new(),
         };
         Ok(Arc::new(crate::host::oracle::remaining_lifetimes(
             &record,
