@@ -167,7 +167,24 @@ impl Drop for LoopDevice {
     fn drop(&mut self) {
         if let Err(e) = run_tool("losetup", &["-d", &self.path]) {
             eprintln!("ftlsim: {e:#}");
+            return;
         }
+        // The kernel detaches a loop device lazily, once its last user
+        // (a file system that just unmounted, udev's probe) lets go; until
+        // then it holds the FUSE file open and the FUSE unmount fails with
+        // EBUSY. Wait for the detach, at most 10 s.
+        let name = Path::new(&self.path)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let bound = PathBuf::from(format!("/sys/block/{name}/loop/backing_file"));
+        for _ in 0..500 {
+            if !bound.exists() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        eprintln!("ftlsim: {} still attached after 10 s", self.path);
     }
 }
 
