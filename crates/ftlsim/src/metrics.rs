@@ -376,6 +376,16 @@ pub struct AssignerStats {
 }
 
 impl AssignerStats {
+    /// Zero counts for an assigner keeping `state_bytes` of tables over
+    /// `logical_pages` pages.
+    pub fn with_state(state_bytes: u64, logical_pages: u64) -> Self {
+        Self {
+            state_bytes,
+            state_bytes_per_logical_page: state_bytes as f64 / logical_pages.max(1) as f64,
+            ..Self::default()
+        }
+    }
+
     /// The counts between `earlier` and `self`; sizes (table entries,
     /// state) are as they are now.
     pub fn since(&self, earlier: &AssignerStats) -> AssignerStats {

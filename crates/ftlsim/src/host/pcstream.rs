@@ -199,11 +199,7 @@ impl PcStream {
                 name: "pcstream".to_string(),
                 ..LayerStats::default()
             },
-            assigner: AssignerStats {
-                state_bytes,
-                state_bytes_per_logical_page: state_bytes as f64 / below.pages.max(1) as f64,
-                ..AssignerStats::default()
-            },
+            assigner: AssignerStats::with_state(state_bytes, below.pages),
             scratch: Request::default(),
         }
     }
