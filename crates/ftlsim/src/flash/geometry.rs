@@ -14,6 +14,11 @@ pub struct Geometry {
     pub channels: u32,
     pub luns_per_channel: u32,
     pub planes_per_lun: u32,
+    /// log2(`pages_per_block`) when it is a power of two. `block_of` runs
+    /// several times per page written; a shift costs a cycle where a
+    /// 32-bit division costs tens.
+    #[serde(skip)]
+    block_shift: Option<u32>,
 }
 
 impl Geometry {
@@ -25,7 +30,19 @@ impl Geometry {
             channels: d.channels,
             luns_per_channel: d.luns_per_channel,
             planes_per_lun: d.planes_per_lun,
+            block_shift: None,
         }
+        .with_pages_per_block(d.pages_per_block)
+    }
+
+    /// The same geometry with `pages_per_block` pages in a block (the FTL
+    /// groups flash blocks into erase units under FDP).
+    pub fn with_pages_per_block(mut self, pages_per_block: u32) -> Self {
+        self.pages_per_block = pages_per_block;
+        self.block_shift = pages_per_block
+            .is_power_of_two()
+            .then(|| pages_per_block.trailing_zeros());
+        self
     }
 
     pub fn physical_pages(&self) -> u64 {
@@ -34,7 +51,17 @@ impl Geometry {
 
     #[inline]
     pub fn block_of(&self, ppn: u32) -> u32 {
-        ppn / self.pages_per_block
+        debug_assert_eq!(
+            self.block_shift.map(|s| 1u32 << s),
+            self.pages_per_block
+                .is_power_of_two()
+                .then_some(self.pages_per_block),
+            "pages_per_block changed without with_pages_per_block"
+        );
+        match self.block_shift {
+            Some(shift) => ppn >> shift,
+            None => ppn / self.pages_per_block,
+        }
     }
 
     #[inline]

@@ -186,13 +186,13 @@ impl Ssd {
     /// Builds an erased device. The config must have passed `Config::validate`.
     pub fn new(cfg: &Config, options: &SsdOptions) -> Result<Self, SimError> {
         cfg.validate()?;
-        let mut geo = Geometry::from_config(&cfg.device);
+        let geo = Geometry::from_config(&cfg.device);
         // Under FDP a reclaim unit is written and erased as one, so the FTL
         // sees it as one block of `fdp_ru_blocks` flash blocks. A reclaim
         // unit's blocks are consecutive, so a page's number is the same in
         // either view and the timing model's page layout does not change.
         let erase_unit_blocks = cfg.ftl.erase_unit_blocks();
-        geo.pages_per_block *= erase_unit_blocks;
+        let mut geo = geo.with_pages_per_block(geo.pages_per_block * erase_unit_blocks);
         geo.blocks /= erase_unit_blocks;
         let logical_pages =
             u32::try_from(cfg.logical_pages()).expect("validated: pages fit in u32");
