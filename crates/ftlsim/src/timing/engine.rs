@@ -306,7 +306,7 @@ impl Engine {
     /// [`Engine::schedule`] for work issued at `now` whose data is in the
     /// controller only at `ready_at` (>= `now`): a buffered write that
     /// waited for room. `now` must not decrease from one call to the next.
-    pub fn schedule_at(&mut self, ops: &[FlashOp], now: u64, ready_at: u64) -> u64 {
+    pub fn schedule_at(&mut self, ops: &[FlashOp], now: u64, mut ready_at: u64) -> u64 {
         debug_assert!(ready_at >= now);
         let mut done_at = ready_at;
         self.gc_read_done.clear();
@@ -348,6 +348,16 @@ impl Engine {
                     }
                 }
                 FlashOp::Erase { block } => self.erase(block, now, ready_at),
+                FlashOp::MapRead { ppn } => {
+                    // A translation page (DFTL mapping cache): sensed and
+                    // moved like a host read, and the request's later
+                    // operations start only once the mapping is in.
+                    let lun = self.lun_of.rem(ppn) as usize;
+                    let sensed = self.occupy_lun(lun, now, ready_at, self.read_ns, false, false);
+                    let end = self.transfer(self.luns[lun].channel, now, sensed);
+                    ready_at = ready_at.max(end);
+                    end
+                }
             };
             done_at = done_at.max(end);
         }
