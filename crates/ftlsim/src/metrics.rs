@@ -70,8 +70,7 @@ impl Counters {
             fdp_ru_not_fully_written: self.fdp_ru_not_fully_written
                 - earlier.fdp_ru_not_fully_written,
             translation_read_pages: self.translation_read_pages - earlier.translation_read_pages,
-            translation_write_pages: self.translation_write_pages
-                - earlier.translation_write_pages,
+            translation_write_pages: self.translation_write_pages - earlier.translation_write_pages,
             mapping_cache_hits: self.mapping_cache_hits - earlier.mapping_cache_hits,
             mapping_cache_misses: self.mapping_cache_misses - earlier.mapping_cache_misses,
         }

@@ -208,9 +208,10 @@ fn random_reads(cache_entries: u64) -> Config {
     c.workload.requests = Some(50_000);
     c.workload.warmup = Some(Amount::Pages(0));
     c.ftl.mapping_cache_entries = cache_entries;
-    let mut t = TimingConfig::default();
-    t.queue_depth = 32;
-    c.timing = Some(t);
+    c.timing = Some(TimingConfig {
+        queue_depth: 32,
+        ..TimingConfig::default()
+    });
     c
 }
 

@@ -211,8 +211,8 @@ impl Ssd {
         // the host's, on a frontier of their own.
         let cache_entries = u32::try_from(cfg.ftl.mapping_cache_entries)
             .expect("validated: at most the logical pages");
-        let entries_per_page = u32::try_from(cfg.translation_entries_per_page())
-            .expect("page bytes fit in u32");
+        let entries_per_page =
+            u32::try_from(cfg.translation_entries_per_page()).expect("page bytes fit in u32");
         let translation_pages = if cache_entries > 0 {
             dftl::MappingCache::pages_for(logical_pages, entries_per_page)
         } else {
