@@ -270,3 +270,10 @@ fn runs_with_the_cache_are_deterministic() {
     let b = serde_json::to_string(&go(&random_writes(500))).unwrap();
     assert_eq!(a, b);
 }
+
+#[test]
+fn the_crash_test_refuses_the_cache() {
+    let c = small_device(16);
+    let e = ssd(&c).track_power_loss(&c).unwrap_err().to_string();
+    assert!(e.contains("ftl.mapping_cache_entries"), "{e}");
+}
