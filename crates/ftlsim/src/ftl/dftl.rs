@@ -245,6 +245,7 @@ impl Ssd {
     /// the front; a miss evicts (writing back a dirty victim's translation
     /// page) and reads the entry's translation page. `dirty`: the access
     /// changes the mapping (a write, a trim of a mapped page).
+    #[cold]
     #[inline(never)]
     pub(crate) fn map_access(&mut self, lpn: Lpn, dirty: bool) -> Result<(), SimError> {
         let c = self.cmt.as_mut().expect("mapping cache on");
@@ -321,6 +322,10 @@ impl Ssd {
     /// GC staged the valid pages of a victim (`gc_buffer`): a host page
     /// whose entry is cached gets its new address in the cache (dirty); the
     /// translation pages of the others are queued for one update each.
+    // Out of line and cold: the GC loop it follows must compile as it
+    // does with the cache off.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn note_gc_moves(&mut self) {
         let staged = std::mem::take(&mut self.gc_buffer);
         let c = self.cmt.as_mut().expect("mapping cache on");
@@ -352,6 +357,10 @@ impl Ssd {
     /// Writes the translation pages GC left to update. Each write may
     /// itself collect garbage and queue more; the loop runs until none is
     /// left.
+    // Out of line and cold: the GC loop it follows must compile as it
+    // does with the cache off.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn flush_translation_updates(&mut self) -> Result<(), SimError> {
         while let Some(page) = self.cache().pending.pop() {
             self.write_translation_page(page)?;
@@ -361,6 +370,7 @@ impl Ssd {
 
     /// A host page write with the mapping cache on: the lookup, the write,
     /// then the mapping updates its GC left.
+    #[cold]
     #[inline(never)]
     pub(crate) fn write_page_cached(
         &mut self,
