@@ -162,6 +162,30 @@ fn bad_config_values_are_named() {
     );
 }
 
+/// The DFTL mapping cache (docs/dftl.md): more entries than logical pages,
+/// or a combination it does not model, is refused naming its key.
+#[test]
+fn bad_mapping_cache_configs_are_named() {
+    assert_rejected(
+        &["run", "--set", "ftl.mapping_cache_entries=100000000"],
+        "ftl.mapping_cache_entries",
+    );
+    assert_rejected(
+        &[
+            "run",
+            "--set",
+            "ftl.mapping_cache_entries=1000",
+            "--set",
+            "ftl.checkpoint_interval_pages=1000",
+        ],
+        "ftl.mapping_cache_entries",
+    );
+    assert_rejected(
+        &["run", "--set", "ftl.mapping_cache_entries=-1"],
+        "ftl.mapping_cache_entries",
+    );
+}
+
 /// FDP (docs/fdp.md): reclaim units that do not divide the device, modes
 /// that place data their own way, unknown isolation types.
 #[test]

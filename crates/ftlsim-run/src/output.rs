@@ -134,6 +134,7 @@ pub fn summary_table(cfg: &Config, r: &Report) -> String {
     ];
     let mut rows = rows;
     rows.extend(sharing_rows(r));
+    rows.extend(mapping_cache_rows(r));
     let timing = crate::timing_output::timing_rows(cfg, r);
     for (k, v) in rows.into_iter().chain(timing) {
         let _ = writeln!(s, "  {k:<28} {v}");
@@ -235,6 +236,22 @@ fn lsm_rows(s: &mut String, lsm: &ftlsim::run::lsm::LsmReport) {
             l.tables
         );
     }
+}
+
+/// The DFTL mapping cache's row, when it is on.
+fn mapping_cache_rows(r: &Report) -> Vec<(&'static str, String)> {
+    let m = &r.mapping_cache;
+    let (Some(written), Some(read)) = (m.translation_write_pages, m.translation_read_pages) else {
+        return Vec::new();
+    };
+    vec![(
+        "mapping cache",
+        format!(
+            "hit ratio {}, translation pages written {written} read {read}",
+            m.mapping_cache_hit_ratio
+                .map_or_else(|| "-".to_string(), |h| format!("{:.4}", h))
+        ),
+    )]
 }
 
 /// Rows for the many-to-one mapping (dedup, remap), when it is on.

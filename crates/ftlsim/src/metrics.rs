@@ -34,6 +34,14 @@ pub struct Counters {
     /// handle 0), and reclaim units closed before they were fully written.
     pub fdp_invalid_placement_ids: u64,
     pub fdp_ru_not_fully_written: u64,
+    /// DFTL mapping cache (`ftl.mapping_cache_entries`): translation pages
+    /// read from flash (misses and write-back merges) and programmed
+    /// (dirty evictions and GC's mapping updates; also in `nand_write_pages`),
+    /// and host page accesses that found their entry cached or not.
+    pub translation_read_pages: u64,
+    pub translation_write_pages: u64,
+    pub mapping_cache_hits: u64,
+    pub mapping_cache_misses: u64,
 }
 
 impl Counters {
@@ -61,6 +69,10 @@ impl Counters {
                 - earlier.fdp_invalid_placement_ids,
             fdp_ru_not_fully_written: self.fdp_ru_not_fully_written
                 - earlier.fdp_ru_not_fully_written,
+            translation_read_pages: self.translation_read_pages - earlier.translation_read_pages,
+            translation_write_pages: self.translation_write_pages - earlier.translation_write_pages,
+            mapping_cache_hits: self.mapping_cache_hits - earlier.mapping_cache_hits,
+            mapping_cache_misses: self.mapping_cache_misses - earlier.mapping_cache_misses,
         }
     }
 

@@ -113,6 +113,10 @@ pub struct FtlConfig {
     pub fdp_ru_blocks: u32,
     /// Handle type (FDP): `initially` or `persistently` isolated.
     pub fdp_isolation: FdpIsolation,
+    /// DFTL cached mapping table (docs/dftl.md): L2P entries held in
+    /// controller DRAM, least recently used evicted; the rest of the table
+    /// lives in translation pages on flash. 0 = the whole table in DRAM.
+    pub mapping_cache_entries: u64,
 }
 
 impl FtlConfig {
@@ -169,6 +173,7 @@ impl Default for FtlConfig {
             fdp_handles: 1,
             fdp_ru_blocks: 1,
             fdp_isolation: FdpIsolation::Initially,
+            mapping_cache_entries: 0,
         }
     }
 }

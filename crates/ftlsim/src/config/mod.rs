@@ -296,6 +296,74 @@ impl Config {
     }
 
     /// Checks what serde cannot: ranges and relations between keys.
+    /// Translation pages of the DFTL mapping cache: L2P entries per page
+    /// (4 bytes each, as DFTL's), and pages for the whole logical space.
+    pub fn translation_entries_per_page(&self) -> u64 {
+        u64::from(self.device.page_bytes / 4).max(1)
+    }
+
+    pub fn translation_pages(&self) -> u64 {
+        self.logical_pages()
+            .div_ceil(self.translation_entries_per_page())
+    }
+
+    /// The DFTL mapping cache (`ftl.mapping_cache_entries` > 0): at most the
+    /// logical space, room on flash for the translation pages and their
+    /// frontier, and none of the features that keep their own view of the
+    /// mapping (power-loss image, many-to-one mapping, zones, FDP).
+    fn validate_mapping_cache(&self) -> Result<(), ConfigError> {
+        const KEY: &str = "ftl.mapping_cache_entries";
+        let f = &self.ftl;
+        let logical = self.logical_pages();
+        if f.mapping_cache_entries > logical {
+            return Err(ConfigError::new(
+                KEY,
+                format!(
+                    "{} entries is more than the device's {logical} logical pages (0 keeps the whole table in DRAM)",
+                    f.mapping_cache_entries
+                ),
+            ));
+        }
+        let conflict = if f.power_loss_tracking() {
+            Some("power-loss tracking (ftl.checkpoint_interval_pages, ftl.write_buffer_pages): its flash image and recovery do not know translation pages")
+        } else if self.sharing() {
+            Some("many-to-one mapping (ftl.dedup, ftl.remap)")
+        } else if self.device.zoned {
+            Some("a zoned device (its mapping is the identity)")
+        } else if f.fdp {
+            Some("FDP (ftl.fdp)")
+        } else {
+            None
+        };
+        if let Some(what) = conflict {
+            return Err(ConfigError::new(
+                KEY,
+                format!("the DFTL mapping cache cannot be combined with {what}"),
+            ));
+        }
+        if self.device.page_bytes < 4 {
+            return Err(ConfigError::new(
+                KEY,
+                "a translation page holds 4-byte entries: device.page_bytes must be at least 4",
+            ));
+        }
+        let ppb = u64::from(self.device.pages_per_block);
+        let spare_pages = self.physical_pages() - logical;
+        // The frontiers, one block for GC, the translation frontier, and the
+        // translation pages themselves.
+        let needed = (u64::from(self.frontier_count()) + 2) * ppb + self.translation_pages();
+        if spare_pages < needed {
+            return Err(ConfigError::new(
+                KEY,
+                format!(
+                    "the {} translation pages and their open block do not fit in the device's {spare_pages} spare pages (raise device.spare_factor)",
+                    self.translation_pages()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     pub fn validate(&self) -> Result<(), ConfigError> {
         let d = &self.device;
         let positive = [
@@ -440,6 +508,9 @@ impl Config {
         }
         if f.power_loss_tracking() {
             self.validate_power_loss()?;
+        }
+        if f.mapping_cache_entries > 0 {
+            self.validate_mapping_cache()?;
         }
         if f.coldmap_threshold < 2 {
             return Err(ConfigError::new(

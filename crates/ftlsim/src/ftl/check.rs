@@ -162,6 +162,9 @@ impl Ssd {
         }
         self.check_sharing()?;
         self.check_zones()?;
+        if let Some(c) = &self.cmt {
+            c.check().map_err(SimError::Invariant)?;
+        }
         for (i, f) in self.frontiers.iter().enumerate() {
             if f.block != NONE && self.blocks.state[f.block as usize] != BlockState::Open {
                 return fail(format!(

@@ -428,6 +428,13 @@ impl super::Ssd {
         if self.durability.is_some() {
             return Ok(());
         }
+        if self.cmt.is_some() {
+            // The flash image and recovery do not know translation pages.
+            return Err(crate::SimError::Config(crate::ConfigError::new(
+                "ftl.mapping_cache_entries",
+                "power-loss tracking (the crash test) cannot be combined with the DFTL mapping cache",
+            )));
+        }
         if self.counters.nand_write_pages > 0 {
             return Err(crate::SimError::BadRequest(
                 "power-loss tracking starts on an empty device".into(),

@@ -22,6 +22,7 @@
 
 pub mod block_device;
 pub mod check;
+pub mod dftl;
 pub mod durability;
 pub mod fdp;
 pub mod fingerprint_index;
@@ -82,6 +83,11 @@ pub enum FlashOp {
     },
     Erase {
         block: u32,
+    },
+    /// A translation page read (DFTL mapping cache): the request's later
+    /// operations need the mapping it holds, so they wait for it.
+    MapRead {
+        ppn: Ppn,
     },
 }
 
@@ -180,6 +186,8 @@ pub struct Ssd {
     erase_unit_blocks: u32,
     /// NVMe FDP state (`ftl.fdp`), when on.
     pub(crate) fdp: Option<fdp::Fdp>,
+    /// The DFTL cached mapping table (`ftl.mapping_cache_entries`), when on.
+    pub(crate) cmt: Option<Box<dftl::MappingCache>>,
 }
 
 impl Ssd {
@@ -198,7 +206,29 @@ impl Ssd {
             u32::try_from(cfg.logical_pages()).expect("validated: pages fit in u32");
         let physical = geo.physical_pages() as usize;
         let placement = Placement::from_config(cfg);
-        let frontiers = placement.frontiers();
+        let mut frontiers = placement.frontiers();
+        // The DFTL mapping cache: translation pages are internal LPNs above
+        // the host's, on a frontier of their own.
+        let cache_entries = u32::try_from(cfg.ftl.mapping_cache_entries)
+            .expect("validated: at most the logical pages");
+        let entries_per_page =
+            u32::try_from(cfg.translation_entries_per_page()).expect("page bytes fit in u32");
+        let translation_pages = if cache_entries > 0 {
+            dftl::MappingCache::pages_for(logical_pages, entries_per_page)
+        } else {
+            0
+        };
+        let cmt = (cache_entries > 0).then(|| {
+            let mut f = frontiers[placement.host_frontier(0)].clone();
+            f.block = NONE;
+            frontiers.push(f);
+            Box::new(dftl::MappingCache::new(
+                cache_entries,
+                logical_pages,
+                entries_per_page,
+                frontiers.len() - 1,
+            ))
+        });
         let per_stream_survival =
             cfg.ftl.placement_ids() > 1 || placement.scheme() == Scheme::Internal;
         let blocks = BlockTable::new(geo.blocks);
@@ -213,7 +243,8 @@ impl Ssd {
             pool.insert(b, 0);
         }
         let ppb = geo.pages_per_block;
-        let min_usable_blocks = logical_pages.div_ceil(ppb) + frontiers.len() as u32 + 1;
+        let min_usable_blocks =
+            (logical_pages + translation_pages).div_ceil(ppb) + frontiers.len() as u32 + 1;
         // With wear-out on, a victim can retire at its erase instead of
         // returning to the pool; one free block kept in reserve gives its
         // valid pages a home. Without wear-out no reserve is needed.
@@ -222,7 +253,7 @@ impl Ssd {
         let mut ssd = Self {
             geo,
             logical_pages,
-            l2p: crate::mem::filled_vec(logical_pages as usize, UNMAPPED),
+            l2p: crate::mem::filled_vec((logical_pages + translation_pages) as usize, UNMAPPED),
             oob_lpn: crate::mem::filled_vec(physical, NONE),
             valid_bits: vec![0; physical.div_ceil(64)],
             // Dedup keys pages by content, so it always keeps fingerprints.
@@ -279,6 +310,7 @@ impl Ssd {
             durability: None,
             erase_unit_blocks,
             fdp: cfg.ftl.fdp.then(|| fdp::Fdp::from_config(cfg)),
+            cmt,
         };
         if cfg.ftl.power_loss_tracking() {
             ssd.durability = Some(Box::new(durability::Durability::new(cfg)));
@@ -324,7 +356,8 @@ impl Ssd {
         let oob = self.oob_lpn.len() * std::mem::size_of::<Lpn>() + self.valid_bits.len() * 8;
         let content = self.content.as_ref().map_or(0, |c| c.len() * 8)
             + self.sharing.as_ref().map_or(0, Sharing::state_bytes)
-            + self.durability.as_ref().map_or(0, |d| d.state_bytes());
+            + self.durability.as_ref().map_or(0, |d| d.state_bytes())
+            + self.cmt.as_ref().map_or(0, |c| c.state_bytes());
         // state, valid, write_ptr, erase_count, owner, seq, last_write_at, plus victim links
         let per_block = 1 + 4 + 4 + 4 + 4 + 8 + 8 + 8;
         let blocks = self.geo.blocks as usize * per_block;
@@ -371,6 +404,20 @@ impl Ssd {
         if self.durability.is_some() {
             return self.write_page_tracked(lpn, stream, content);
         }
+        if self.cmt.is_some() {
+            return self.write_page_cached(lpn, stream, content);
+        }
+        self.write_page_mapped(lpn, stream, content)
+    }
+
+    /// The plain write of a host page whose mapping entry is at hand.
+    #[inline(always)]
+    pub(crate) fn write_page_mapped(
+        &mut self,
+        lpn: Lpn,
+        stream: u16,
+        content: u64,
+    ) -> Result<(), SimError> {
         self.now += 1;
         let old = self.l2p[lpn as usize];
         if old.ppn != NONE {
@@ -440,6 +487,9 @@ impl Ssd {
     #[inline]
     pub fn read_page(&mut self, lpn: u64) -> Result<Option<PageRead>, SimError> {
         let lpn = self.check_lpn(lpn)?;
+        if self.cmt.is_some() {
+            self.map_access(lpn, false)?;
+        }
         self.counters.host_read_pages += 1;
         let ppn = self.l2p[lpn as usize].ppn;
         if ppn == NONE {
@@ -460,8 +510,14 @@ impl Ssd {
             self.trim_page_shared(lpn);
             return Ok(());
         }
+        if self.cmt.is_some() {
+            self.map_access(lpn, false)?;
+        }
         let old = self.l2p[lpn as usize];
         if old.ppn != NONE {
+            if self.cmt.is_some() {
+                self.map_dirty(lpn);
+            }
             self.l2p[lpn as usize] = UNMAPPED;
             self.invalidate(old);
             if self.durability.is_some() {
@@ -548,14 +604,28 @@ impl Ssd {
 
     #[inline]
     fn invalidate(&mut self, old: MapEntry) {
-        let block = self.geo.block_of(old.ppn);
+        let b = self.invalidate_page(old.ppn);
+        if let Some(h) = &mut self.survival {
+            let age = u64::from((self.now as u32).wrapping_sub(old.written_at));
+            h.record(age);
+            if self.stream_survival.is_some() {
+                self.record_stream_survival(b, age);
+            }
+        }
+    }
+
+    /// Clears page `ppn`'s valid state (count, bit, victim index); returns
+    /// its block. Survival is the caller's (host data only).
+    #[inline(always)]
+    fn invalidate_page(&mut self, ppn: Ppn) -> usize {
+        let block = self.geo.block_of(ppn);
         let b = block as usize;
         debug_assert!(
             self.blocks.valid[b] > 0,
             "invalidating a page of block {block} with no valid pages"
         );
         self.blocks.valid[b] -= 1;
-        self.valid_bits[(old.ppn / 64) as usize] &= !(1u64 << (old.ppn % 64));
+        self.valid_bits[(ppn / 64) as usize] &= !(1u64 << (ppn % 64));
         if self.blocks.state[b] == BlockState::Full {
             victim_index(
                 &mut self.victims,
@@ -565,13 +635,7 @@ impl Ssd {
             )
             .on_invalidate(block, self.blocks.valid[b]);
         }
-        if let Some(h) = &mut self.survival {
-            let age = u64::from((self.now as u32).wrapping_sub(old.written_at));
-            h.record(age);
-            if self.stream_survival.is_some() {
-                self.record_stream_survival(b, age);
-            }
-        }
+        b
     }
 
     /// A page of `block` died at `age`: count it for the block's stream,
@@ -825,6 +889,9 @@ impl Ssd {
                 self.counters.wl_copy_pages += u64::from(valid);
             }
         }
+        if self.cmt.is_some() {
+            self.note_gc_moves();
+        }
         if copy_first {
             // Only with tracking: the copies are stamped.
             self.land_staged::<true>(victim)?;
@@ -990,6 +1057,9 @@ impl Ssd {
         self.reclaim(victim, Reclaim::Gc)?;
         self.counters.background_gc_count += 1;
         self.maybe_level_wear()?;
+        if self.cmt.is_some() {
+            self.flush_translation_updates()?;
+        }
         Ok(true)
     }
 

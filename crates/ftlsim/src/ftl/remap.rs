@@ -45,6 +45,12 @@ impl Ssd {
                     .into(),
             );
         }
+        if self.cmt.is_some() {
+            return bad(
+                "remap and clone are not modelled with the DFTL mapping cache (ftl.mapping_cache_entries)"
+                    .into(),
+            );
+        }
         if len == 0 {
             return bad("length is zero".into());
         }

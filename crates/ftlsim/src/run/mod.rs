@@ -535,6 +535,7 @@ impl Simulation {
             },
             timing: report::Timing::of(timing.as_ref()),
             sharing: report::Sharing::of(ssd, &m),
+            mapping_cache: report::MappingCache::of(cfg, &m),
             fdp: report::FdpReport::of(cfg, &m),
             tcwa: report::tcwa(&layers),
             layers,

@@ -30,6 +30,8 @@ pub struct Report {
     pub timing: Timing,
     #[serde(flatten)]
     pub sharing: Sharing,
+    #[serde(flatten)]
+    pub mapping_cache: MappingCache,
     /// The stack, top to bottom, the device last: pages in and out of each
     /// layer over the measured window.
     pub layers: Vec<LayerStats>,
@@ -397,6 +399,31 @@ impl StreamReport {
         self.internal_lifetime_p50 = q(internal, 0.5);
         self.internal_lifetime_p75 = q(internal, 0.75);
         self
+    }
+}
+
+/// The DFTL mapping cache over the measured window; null when it is off
+/// (`ftl.mapping_cache_entries` = 0). Translation page programs are in
+/// `nand_write_pages` and so in `waf`.
+#[derive(Debug, Clone, Serialize)]
+pub struct MappingCache {
+    pub translation_write_pages: Option<u64>,
+    pub translation_read_pages: Option<u64>,
+    /// Host page accesses (reads, writes, trims) that found their entry
+    /// cached / all host page accesses.
+    pub mapping_cache_hit_ratio: Option<f64>,
+}
+
+impl MappingCache {
+    pub fn of(cfg: &Config, m: &Counters) -> Self {
+        let on = cfg.ftl.mapping_cache_entries > 0;
+        let accesses = m.mapping_cache_hits + m.mapping_cache_misses;
+        Self {
+            translation_write_pages: on.then_some(m.translation_write_pages),
+            translation_read_pages: on.then_some(m.translation_read_pages),
+            mapping_cache_hit_ratio: (on && accesses > 0)
+                .then(|| m.mapping_cache_hits as f64 / accesses as f64),
+        }
     }
 }
 

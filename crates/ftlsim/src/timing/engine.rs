@@ -311,7 +311,8 @@ impl Engine {
         let mut done_at = ready_at;
         self.gc_read_done.clear();
         let mut gc_next = 0usize;
-        for &op in ops {
+        let mut rest = ops.iter();
+        while let Some(&op) = rest.next() {
             let end = match op {
                 FlashOp::Read { ppn, gc } => {
                     let lun = self.lun_of.rem(ppn) as usize;
@@ -348,10 +349,28 @@ impl Engine {
                     }
                 }
                 FlashOp::Erase { block } => self.erase(block, now, ready_at),
+                FlashOp::MapRead { ppn } => {
+                    return done_at.max(self.map_read_then(ppn, rest.as_slice(), now, ready_at));
+                }
             };
             done_at = done_at.max(end);
         }
         done_at
+    }
+
+    /// A translation page read (DFTL mapping cache), then the rest of its
+    /// request: the page is sensed and moved like a host read, and the
+    /// later operations are ready only once the mapping is in. Out of line
+    /// so that `schedule_at` compiles as it does without the cache. (A
+    /// reclaim's reads and programs never straddle a translation read, so
+    /// their pairing restarts safely in the call for the rest.)
+    #[cold]
+    #[inline(never)]
+    fn map_read_then(&mut self, ppn: u32, rest: &[FlashOp], now: u64, ready_at: u64) -> u64 {
+        let lun = self.lun_of.rem(ppn) as usize;
+        let sensed = self.occupy_lun(lun, now, ready_at, self.read_ns, false, false);
+        let end = self.transfer(self.luns[lun].channel, now, sensed);
+        end.max(self.schedule_at(rest, now, ready_at.max(end)))
     }
 
     /// Queues an operation of `duration_ns` on `lun`, ready at `ready_at`;
