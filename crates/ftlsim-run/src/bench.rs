@@ -45,6 +45,8 @@ pub struct BenchReport {
     pub log_layer: LogBenchCase,
     /// YCSB through the LSM engine with full RemapCom (examples/remapcom.toml).
     pub lsm: LsmBenchCase,
+    /// The gcc model without a layer, with autostream, with pcstream.
+    pub assigners: AssignerBenchCase,
 }
 
 /// YCSB Load then workload A through the LSM engine, its file layer, the
@@ -228,6 +230,101 @@ fn log_case(blocks: u32, segments: usize, plain_writes_per_sec: f64) -> Result<L
     })
 }
 
+/// The stream assigners' cost: the gcc application model (PC-tagged,
+/// examples/pcstream/gcc.toml) without a layer, with `autostream` and with
+/// `pcstream`, same device and seed. Host page writes per second at the
+/// top of the stack; the ratios are what the issue bounds (at most 25 %
+/// slower). The layers change the device's WAF (fewer GC copies with
+/// streams), so the FTL's share of the work differs between the runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct AssignerBenchCase {
+    pub name: String,
+    pub blocks: u32,
+    pub pages_per_block: u32,
+    pub runs: Vec<AssignerBenchRun>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AssignerBenchRun {
+    /// `none`, `autostream` or `pcstream`.
+    pub layer: String,
+    /// Median over the timed segments.
+    pub host_writes_per_sec: f64,
+    pub segments_writes_per_sec: Vec<f64>,
+    /// Wall time per page over the no-layer run's, minus one (0.21 = 21 % slower).
+    pub cost_vs_no_layer: f64,
+    pub waf: f64,
+    /// The layer's tables per logical page (absent without a layer).
+    pub state_bytes_per_logical_page: Option<f64>,
+}
+
+pub fn assigner_case(
+    quick: bool,
+    segments: usize,
+    progress: &mut dyn FnMut(&str),
+) -> Result<AssignerBenchCase> {
+    anyhow::ensure!(segments > 0, "bench needs at least one timed segment");
+    let blocks = if quick { 2048 } else { 16_384 };
+    let mut runs: Vec<AssignerBenchRun> = Vec::new();
+    for layer in ["none", "autostream", "pcstream"] {
+        progress(&format!(
+            "gcc model, {blocks} blocks x 64 pages, layer {layer}"
+        ));
+        let mut cfg: Config = toml::from_str(include_str!("../../../examples/pcstream/gcc.toml"))?;
+        cfg.device.blocks = blocks;
+        // Segments of 2x the logical space (1x with --quick): long enough
+        // (0.1-0.2 s) that scheduler noise does not swamp a 10 % difference.
+        cfg.workload.warmup = Some(Amount::Capacity(1.0));
+        cfg.workload.writes = Some(Amount::Capacity(if quick { 1.0 } else { 2.0 }));
+        cfg.host.layers = match layer {
+            "autostream" => vec![ftlsim::host::LayerConfig::Autostream(Default::default())],
+            "pcstream" => vec![ftlsim::host::LayerConfig::Pcstream(Default::default())],
+            _ => vec![],
+        };
+        let (sim, rates, _) = steady_state_rates(&cfg, segments)?;
+        let report = sim.finish()?;
+        let host_writes_per_sec = median(&rates);
+        let plain = runs
+            .first()
+            .map_or(host_writes_per_sec, |r| r.host_writes_per_sec);
+        runs.push(AssignerBenchRun {
+            layer: layer.to_string(),
+            host_writes_per_sec,
+            segments_writes_per_sec: rates,
+            cost_vs_no_layer: plain / host_writes_per_sec - 1.0,
+            waf: report.window.waf.unwrap_or(0.0),
+            state_bytes_per_logical_page: report
+                .layers
+                .first()
+                .and_then(|l| l.assigner)
+                .map(|a| a.state_bytes_per_logical_page),
+        });
+    }
+    Ok(AssignerBenchCase {
+        name: format!("gcc model, {blocks} blocks x 64 pages, Sf 0.10, 9 streams"),
+        blocks,
+        pages_per_block: 64,
+        runs,
+    })
+}
+
+pub fn render_assigners(c: &AssignerBenchCase) -> String {
+    let mut s = String::new();
+    for r in &c.runs {
+        s += &format!(
+            "{:<52} {:>6.2} M host writes/s (median of {}), {:+.1} % vs no layer, WAF {:.3}{}\n",
+            format!("{}, {}", c.name, r.layer),
+            r.host_writes_per_sec / 1e6,
+            r.segments_writes_per_sec.len(),
+            100.0 * r.cost_vs_no_layer,
+            r.waf,
+            r.state_bytes_per_logical_page
+                .map_or(String::new(), |b| format!(", {b:.3} B/logical page"))
+        );
+    }
+    s
+}
+
 /// Peak resident set size of this process (Linux VmHWM), if it can be read.
 pub fn peak_rss_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -326,8 +423,10 @@ pub fn run_bench(
     let log_layer = log_case(blocks, segments, cases[0].host_writes_per_sec)?;
     progress("YCSB load + A through the LSM engine, full RemapCom");
     let lsm = lsm_case(quick)?;
+    let assigners = assigner_case(quick, segments, progress)?;
     Ok(BenchReport {
         lsm,
+        assigners,
         log_layer,
         trace_replay_requests_per_sec: median(&replay),
         trace_replay_segments_requests_per_sec: replay,
@@ -389,6 +488,7 @@ pub fn render(r: &BenchReport) -> String {
         k.simulated_kv_ops_per_sec.unwrap_or(0.0) / 1e3,
         k.engine_wa
     );
+    s += &render_assigners(&r.assigners);
     if let Some(rss) = r.peak_rss_bytes {
         s += &format!("peak RSS {:.1} MiB\n", rss as f64 / (1024.0 * 1024.0));
     }
