@@ -64,7 +64,7 @@ fn quick_grid_shows_the_directions_that_hold_for_our_models() {
 
 #[test]
 fn bad_assigner_input_is_one_line_and_exit_2() {
-    let cases: [(&[&str], &str); 3] = [
+    let cases: [(&[&str], &str); 5] = [
         (
             &["--set", "host.layers=[{type = \"pcstream\", k = 9}]"],
             "host.layers[0].k",
@@ -74,7 +74,18 @@ fn bad_assigner_input_is_one_line_and_exit_2() {
                 "--set",
                 "host.layers=[{type = \"autostream\", algorithm = \"lru\"}]",
             ],
-            "unknown variant `lru`, expected `sfr` or `mq`",
+            "`host.layers[0].algorithm`: unknown variant `lru`, expected `sfr` or `mq`",
+        ),
+        (
+            &["--set", "host.layers=[{type = \"pcstreams\"}]"],
+            "`host.layers[0].type`: unknown variant `pcstreams`",
+        ),
+        (
+            &[
+                "--set",
+                "host.layers=[{type = \"pcstream\", tabel_bytes = 1}]",
+            ],
+            "`host.layers[0].tabel_bytes`: unknown field",
         ),
         (
             &["--set", "host.layers=[{type = \"manual\", map = [[1, 9]]}]"],
