@@ -335,6 +335,10 @@ impl PcStream {
 }
 
 impl HostLayer for PcStream {
+    fn keeps_addresses(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "pcstream"
     }
