@@ -118,7 +118,10 @@ fn run_out_with_an_assigner_writes_every_file() {
     let _ = std::fs::remove_dir_all(&dir);
     let out = ftlsim(&[
         "run",
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/pcstream/mixed1.toml"),
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/pcstream/mixed1.toml"
+        ),
         "--set",
         "device.blocks=256",
         "--set",
