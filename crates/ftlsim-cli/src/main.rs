@@ -109,9 +109,19 @@ enum Command {
         /// Timed segments per case (the median is reported).
         #[arg(long, default_value_t = 3)]
         segments: usize,
+        /// Run one group of cases only (`assigners`: the gcc model without a
+        /// layer, with autostream, with pcstream).
+        #[arg(long, value_enum)]
+        only: Option<BenchOnly>,
         #[arg(long)]
         json: bool,
     },
+}
+
+/// Groups of `ftlsim bench` cases that can run alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum BenchOnly {
+    Assigners,
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -237,12 +247,24 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Bench {
             quick,
             segments,
+            only,
             json,
         } => {
             if segments == 0 {
                 anyhow::bail!(
                     "--segments must be at least 1 (the median of the timed segments is reported)"
                 );
+            }
+            if only == Some(BenchOnly::Assigners) {
+                let case = ftlsim_run::bench::assigner_case(quick, segments, &mut |name| {
+                    eprintln!("bench: {name}")
+                })?;
+                if json {
+                    println!("{}", serde_json::to_string(&case)?);
+                } else {
+                    print!("{}", ftlsim_run::bench::render_assigners(&case));
+                }
+                return Ok(ExitCode::SUCCESS);
             }
             let report = ftlsim_run::bench::run_bench(quick, segments, &mut |name| {
                 eprintln!("bench: {name}")

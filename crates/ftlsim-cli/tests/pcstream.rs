@@ -64,7 +64,7 @@ fn quick_grid_shows_the_directions_that_hold_for_our_models() {
 
 #[test]
 fn bad_assigner_input_is_one_line_and_exit_2() {
-    let cases: [(&[&str], &str); 3] = [
+    let cases: [(&[&str], &str); 5] = [
         (
             &["--set", "host.layers=[{type = \"pcstream\", k = 9}]"],
             "host.layers[0].k",
@@ -74,7 +74,18 @@ fn bad_assigner_input_is_one_line_and_exit_2() {
                 "--set",
                 "host.layers=[{type = \"autostream\", algorithm = \"lru\"}]",
             ],
-            "unknown variant `lru`, expected `sfr` or `mq`",
+            "`host.layers[0].algorithm`: unknown variant `lru`, expected `sfr` or `mq`",
+        ),
+        (
+            &["--set", "host.layers=[{type = \"pcstreams\"}]"],
+            "`host.layers[0].type`: unknown variant `pcstreams`",
+        ),
+        (
+            &[
+                "--set",
+                "host.layers=[{type = \"pcstream\", tabel_bytes = 1}]",
+            ],
+            "`host.layers[0].tabel_bytes`: unknown field",
         ),
         (
             &["--set", "host.layers=[{type = \"manual\", map = [[1, 9]]}]"],
@@ -96,4 +107,40 @@ fn bad_assigner_input_is_one_line_and_exit_2() {
         assert_eq!(err.trim().lines().count(), 1, "{err}");
         assert!(err.contains(key), "{key}: {err}");
     }
+}
+
+/// `run --out` with an assigner layer: layers.csv gets the assigner's
+/// columns on every row (it used to stop with a ragged-CSV error, before
+/// streams.csv and the per-stream lifetime box plot were written).
+#[test]
+fn run_out_with_an_assigner_writes_every_file() {
+    let dir = std::env::temp_dir().join(format!("ftlsim-pcstream-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = ftlsim(&[
+        "run",
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/pcstream/mixed1.toml"
+        ),
+        "--set",
+        "device.blocks=256",
+        "--set",
+        "host.layers=[{type = \"pcstream\"}]",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let layers = std::fs::read_to_string(dir.join("layers.csv")).unwrap();
+    let fields: Vec<usize> = layers.lines().map(|l| l.split(',').count()).collect();
+    assert_eq!(fields.len(), 3, "{layers}");
+    assert!(fields.iter().all(|&n| n == fields[0]), "{layers}");
+    assert!(layers.starts_with("name,") && layers.contains("reclusterings"));
+    for file in ["streams.csv", "lifetime.svg", "waf.svg"] {
+        assert!(dir.join(file).exists(), "{file}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -45,6 +45,8 @@ pub struct BenchReport {
     pub log_layer: LogBenchCase,
     /// YCSB through the LSM engine with full RemapCom (examples/remapcom.toml).
     pub lsm: LsmBenchCase,
+    /// The gcc model without a layer, with autostream, with pcstream.
+    pub assigners: AssignerBenchCase,
 }
 
 /// YCSB Load then workload A through the LSM engine, its file layer, the
@@ -228,6 +230,156 @@ fn log_case(blocks: u32, segments: usize, plain_writes_per_sec: f64) -> Result<L
     })
 }
 
+/// The stream assigners' cost: the gcc application model (PC-tagged,
+/// examples/pcstream/gcc.toml) without a layer, with `autostream` and with
+/// `pcstream`, same device and seed. Host page writes per second at the
+/// top of the stack; the ratios are what the issue bounds (at most 25 %
+/// slower). The layers change the device's WAF (fewer GC copies with
+/// streams), so the FTL's share of the work differs between the runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct AssignerBenchCase {
+    pub name: String,
+    pub blocks: u32,
+    pub pages_per_block: u32,
+    pub runs: Vec<AssignerBenchRun>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AssignerBenchRun {
+    /// `none`, `pass-through` (a layer that only passes requests down),
+    /// `autostream` or `pcstream`.
+    pub layer: String,
+    /// Median over the timed segments.
+    pub host_writes_per_sec: f64,
+    pub segments_writes_per_sec: Vec<f64>,
+    /// The same per second of this thread's CPU time (median; absent where
+    /// the OS does not give a thread's CPU time).
+    pub host_writes_per_cpu_sec: Option<f64>,
+    /// CPU time (wall time without it) per page over the no-layer run's,
+    /// minus one (0.21 = 21 % slower).
+    pub cost_vs_no_layer: f64,
+    pub waf: f64,
+    /// The layer's tables per logical page (absent without a layer).
+    pub state_bytes_per_logical_page: Option<f64>,
+}
+
+pub fn assigner_case(
+    quick: bool,
+    segments: usize,
+    progress: &mut dyn FnMut(&str),
+) -> Result<AssignerBenchCase> {
+    anyhow::ensure!(segments > 0, "bench needs at least one timed segment");
+    let blocks = if quick { 2048 } else { 16_384 };
+    // `pass-through`: a layer that only passes requests down (lba-streams
+    // with no ranges), the stack's own cost, to read the others against.
+    let layers = ["none", "pass-through", "autostream", "pcstream"];
+    let mut sims = Vec::new();
+    for layer in layers {
+        progress(&format!(
+            "gcc model, {blocks} blocks x 64 pages, layer {layer}: ageing"
+        ));
+        let mut cfg: Config = toml::from_str(include_str!("../../../examples/pcstream/gcc.toml"))?;
+        cfg.device.blocks = blocks;
+        // Segments of 2x the logical space (1x with --quick): long enough
+        // (0.1-0.2 s) that scheduler noise does not swamp a 10 % difference.
+        cfg.workload.warmup = Some(Amount::Capacity(1.0));
+        cfg.workload.writes = Some(Amount::Capacity(if quick { 1.0 } else { 2.0 }));
+        cfg.host.layers = match layer {
+            "pass-through" => vec![ftlsim::host::LayerConfig::LbaStreams(Default::default())],
+            "autostream" => vec![ftlsim::host::LayerConfig::Autostream(Default::default())],
+            "pcstream" => vec![ftlsim::host::LayerConfig::Pcstream(Default::default())],
+            _ => vec![],
+        };
+        let mut sim = Simulation::new(&cfg, &RunOptions::default())?;
+        sim.precondition(&mut |_| {})?;
+        sim.warm_up(&mut |_| {})?;
+        sims.push(sim);
+    }
+    // The layers' segments alternate, so that a change in the machine's
+    // load (other processes) falls on all of them alike.
+    let mut rates = vec![Vec::with_capacity(segments); layers.len()];
+    let mut cpu_rates = vec![Vec::with_capacity(segments); layers.len()];
+    for round in 0..segments {
+        progress(&format!(
+            "gcc model, timed round {} of {segments}",
+            round + 1
+        ));
+        for ((sim, rates), cpu_rates) in sims.iter_mut().zip(&mut rates).zip(&mut cpu_rates) {
+            let (start, cpu_start) = (Instant::now(), thread_cpu_secs());
+            sim.measure(&mut |_| {})?;
+            let pages = sim.measured_units() as f64;
+            rates.push(pages / start.elapsed().as_secs_f64());
+            if let (Some(a), Some(b)) = (cpu_start, thread_cpu_secs()) {
+                cpu_rates.push(pages / (b - a).max(1e-9));
+            }
+        }
+    }
+    let mut runs: Vec<AssignerBenchRun> = Vec::new();
+    for (((layer, sim), rates), cpu) in layers.into_iter().zip(sims).zip(rates).zip(cpu_rates) {
+        let report = sim.finish()?;
+        let host_writes_per_sec = median(&rates);
+        let host_writes_per_cpu_sec = (!cpu.is_empty()).then(|| median(&cpu));
+        // The cost from CPU time where the OS gives it: on a shared machine
+        // wall time also counts the other processes' turns.
+        let (mine, plain) = match (host_writes_per_cpu_sec, runs.first()) {
+            (Some(m), Some(first)) => (m, first.host_writes_per_cpu_sec.unwrap_or(m)),
+            (Some(m), None) => (m, m),
+            (None, first) => (
+                host_writes_per_sec,
+                first.map_or(host_writes_per_sec, |r| r.host_writes_per_sec),
+            ),
+        };
+        runs.push(AssignerBenchRun {
+            layer: layer.to_string(),
+            host_writes_per_sec,
+            segments_writes_per_sec: rates,
+            host_writes_per_cpu_sec,
+            cost_vs_no_layer: plain / mine - 1.0,
+            waf: report.window.waf.unwrap_or(0.0),
+            state_bytes_per_logical_page: report
+                .layers
+                .first()
+                .and_then(|l| l.assigner)
+                .map(|a| a.state_bytes_per_logical_page),
+        });
+    }
+    Ok(AssignerBenchCase {
+        name: format!("gcc model, {blocks} blocks x 64 pages, Sf 0.10, 9 streams"),
+        blocks,
+        pages_per_block: 64,
+        runs,
+    })
+}
+
+/// This thread's CPU time in seconds, if the OS gives it.
+fn thread_cpu_secs() -> Option<f64> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through a valid pointer.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    (rc == 0).then_some(ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
+}
+
+pub fn render_assigners(c: &AssignerBenchCase) -> String {
+    let mut s = String::new();
+    for r in &c.runs {
+        s += &format!(
+            "{:<52} {:>6.2} M host writes/s, {:.2} M per CPU-s (medians of {}), {:+.1} % vs no layer, WAF {:.3}{}\n",
+            format!("{}, {}", c.name, r.layer),
+            r.host_writes_per_sec / 1e6,
+            r.host_writes_per_cpu_sec.unwrap_or(0.0) / 1e6,
+            r.segments_writes_per_sec.len(),
+            100.0 * r.cost_vs_no_layer,
+            r.waf,
+            r.state_bytes_per_logical_page
+                .map_or(String::new(), |b| format!(", {b:.3} B/logical page"))
+        );
+    }
+    s
+}
+
 /// Peak resident set size of this process (Linux VmHWM), if it can be read.
 pub fn peak_rss_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -326,8 +478,10 @@ pub fn run_bench(
     let log_layer = log_case(blocks, segments, cases[0].host_writes_per_sec)?;
     progress("YCSB load + A through the LSM engine, full RemapCom");
     let lsm = lsm_case(quick)?;
+    let assigners = assigner_case(quick, segments, progress)?;
     Ok(BenchReport {
         lsm,
+        assigners,
         log_layer,
         trace_replay_requests_per_sec: median(&replay),
         trace_replay_segments_requests_per_sec: replay,
@@ -389,6 +543,7 @@ pub fn render(r: &BenchReport) -> String {
         k.simulated_kv_ops_per_sec.unwrap_or(0.0) / 1e3,
         k.engine_wa
     );
+    s += &render_assigners(&r.assigners);
     if let Some(rss) = r.peak_rss_bytes {
         s += &format!("peak RSS {:.1} MiB\n", rss as f64 / (1024.0 * 1024.0));
     }

@@ -102,6 +102,8 @@ pub fn deserialize_named<T: serde::de::DeserializeOwned>(
     origin: &str,
     what: &str,
 ) -> Result<T> {
+    // Kept to name the key inside an internally tagged table (see `refine_path`).
+    let root = value.clone();
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         // The message alone: toml's Display adds a second line naming the
@@ -114,12 +116,69 @@ pub fn deserialize_named<T: serde::de::DeserializeOwned>(
             .filter(|l| !l.is_empty() && !l.starts_with("in `"))
             .collect::<Vec<_>>()
             .join("; ");
+        let path = refine_path(&root, &path, &inner);
         if path == "." || path.is_empty() {
             anyhow!("{origin}: {inner}")
         } else {
             anyhow!("{origin}: {what} `{path}`: {inner}")
         }
     })
+}
+
+/// serde reads a table tagged by `type` (a host layer) through a buffer, so
+/// its errors name the table (`host.layers[0]`), not the key. Name the key
+/// from the message: an unknown field is that field; an unknown variant is
+/// the key in the table whose string value it is (`algorithm`, `type`).
+fn refine_path(root: &toml::Value, path: &str, inner: &str) -> String {
+    let quoted = |prefix: &str| {
+        inner
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.split('`').next())
+            .map(str::to_string)
+    };
+    let Some(toml::Value::Table(table)) = value_at(root, path) else {
+        return path.to_string();
+    };
+    let key = if let Some(field) = quoted("unknown field `") {
+        table.contains_key(&field).then_some(field)
+    } else if let Some(variant) = quoted("unknown variant `") {
+        let mut hits = table
+            .iter()
+            .filter(|(_, v)| v.as_str() == Some(variant.as_str()));
+        match (hits.next(), hits.next()) {
+            (Some((k, _)), None) => Some(k.clone()),
+            _ => None,
+        }
+    } else {
+        None
+    };
+    match key {
+        Some(k) if path.is_empty() || path == "." => k,
+        Some(k) => format!("{path}.{k}"),
+        None => path.to_string(),
+    }
+}
+
+/// The value at a serde_path_to_error path (`a.b[0].c`).
+fn value_at<'a>(root: &'a toml::Value, path: &str) -> Option<&'a toml::Value> {
+    let mut at = root;
+    if path.is_empty() || path == "." {
+        return Some(at);
+    }
+    for part in path.split('.') {
+        let (name, indices) = match part.find('[') {
+            Some(i) => (&part[..i], &part[i..]),
+            None => (part, ""),
+        };
+        if !name.is_empty() {
+            at = at.as_table()?.get(name)?;
+        }
+        for index in indices.split('[').filter(|s| !s.is_empty()) {
+            let i: usize = index.strip_suffix(']')?.parse().ok()?;
+            at = at.as_array()?.get(i)?;
+        }
+    }
+    Some(at)
 }
 
 /// Parses TOML text; a syntax error is one line: `origin:LINE: message`.

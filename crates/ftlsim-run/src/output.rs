@@ -307,7 +307,7 @@ pub fn write_outputs(dir: &Path, report: &Report) -> Result<()> {
     std::fs::write(&path, json).with_context(|| format!("cannot write {}", path.display()))?;
     let path = dir.join("summary.csv");
     write_summary_csv(&path, report)?;
-    write_csv(&dir.join("layers.csv"), &report.layers)?;
+    write_layers_csv(&dir.join("layers.csv"), &report.layers)?;
     write_csv(&dir.join("streams.csv"), &report.streams)?;
     write_csv(&dir.join("timeseries.csv"), &report.series)?;
     crate::timing_output::write_timing_outputs(dir, report)?;
@@ -321,6 +321,66 @@ pub fn write_outputs(dir: &Path, report: &Report) -> Result<()> {
         &report.layer_series,
         report.device.logical_pages,
     )
+}
+
+/// One row of layers.csv when a layer is a learned stream assigner: every
+/// row gets the assigner's columns (empty for the other layers), since a
+/// CSV row must have as many fields as the header.
+#[derive(serde::Serialize)]
+struct LayerRow<'a> {
+    name: &'a str,
+    write_pages_in: u64,
+    write_pages_out: u64,
+    read_pages_in: u64,
+    read_pages_out: u64,
+    trim_pages_in: u64,
+    trim_pages_out: u64,
+    gc_copy_pages: u64,
+    gc_count: u64,
+    metadata_pages: u64,
+    wa: Option<f64>,
+    stream0_write_pages: Option<u64>,
+    reclusterings: Option<u64>,
+    pcs_moved: Option<u64>,
+    pc_table_entries: Option<u64>,
+    pc_table_misses: Option<u64>,
+    state_bytes: Option<u64>,
+    state_bytes_per_logical_page: Option<f64>,
+}
+
+/// layers.csv: the layers' counters (as before when no layer is an
+/// assigner, so those files are unchanged).
+fn write_layers_csv(path: &Path, layers: &[ftlsim::metrics::LayerStats]) -> Result<()> {
+    if layers.iter().all(|l| l.assigner.is_none()) {
+        return write_csv(path, layers);
+    }
+    let rows: Vec<LayerRow> = layers
+        .iter()
+        .map(|l| {
+            let a = l.assigner;
+            LayerRow {
+                name: &l.name,
+                write_pages_in: l.write_pages_in,
+                write_pages_out: l.write_pages_out,
+                read_pages_in: l.read_pages_in,
+                read_pages_out: l.read_pages_out,
+                trim_pages_in: l.trim_pages_in,
+                trim_pages_out: l.trim_pages_out,
+                gc_copy_pages: l.gc_copy_pages,
+                gc_count: l.gc_count,
+                metadata_pages: l.metadata_pages,
+                wa: l.wa,
+                stream0_write_pages: a.map(|a| a.stream0_write_pages),
+                reclusterings: a.map(|a| a.reclusterings),
+                pcs_moved: a.map(|a| a.pcs_moved),
+                pc_table_entries: a.map(|a| a.pc_table_entries),
+                pc_table_misses: a.map(|a| a.pc_table_misses),
+                state_bytes: a.map(|a| a.state_bytes),
+                state_bytes_per_logical_page: a.map(|a| a.state_bytes_per_logical_page),
+            }
+        })
+        .collect();
+    write_csv(path, &rows)
 }
 
 /// Writes `rows` as a CSV file with a header row from their field names.

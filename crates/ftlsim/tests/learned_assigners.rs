@@ -1,13 +1,15 @@
 //! The learned stream assigners (`autostream`, `pcstream`, `oracle`):
 //! whatever they learn, they never name a stream the device lacks, reads
 //! through them return the last write, trims unmap; and the oracle on
-//! hot/cold lands near the separated-pool optimum.
+//! hot/cold lands near the separated-pool optimum (below it, as it knows
+//! more than the hot/cold label the optimum assumes).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use ftlsim::config::{Amount, Config, GcPolicyName, WorkloadType};
 use ftlsim::host::autostream::{Algorithm, AutoStreamConfig};
+use ftlsim::host::lba_streams::LbaStreamsConfig;
 use ftlsim::host::oracle::{remaining_lifetimes, OracleConfig};
 use ftlsim::host::pcstream::PcStreamConfig;
 use ftlsim::host::{LayerConfig, Stack};
@@ -191,11 +193,40 @@ fn oracle_lands_near_the_separated_pool_optimum() {
         .window
         .waf
         .unwrap();
-    eprintln!("oracle {oracle:.4}, separated-pool optimum {optimum:.4}, one stream {base:.4}");
-    // Within 10 % of the optimum. Not necessarily above it: the optimum
-    // bounds placement by the hot/cold label, while the oracle knows each
-    // page's death, so it also sends cold pages about to die with the hot
-    // ones (measured: 3.5 % below; docs/pcstream.md).
+    // Separation by the hot/cold label, which is what the optimum models:
+    // the hot range (the first 10 % of the slots) on stream 0, the rest on 1.
+    let n = c.logical_pages();
+    let hot = (0.1 * n as f64).round() as u64;
+    let by_label = LayerConfig::LbaStreams(LbaStreamsConfig {
+        ranges: vec![[0, hot, 0], [hot, n, 1]],
+    });
+    let label = run(
+        &hot_cold(Some(by_label), 2),
+        &RunOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap()
+    .window
+    .waf
+    .unwrap();
+    eprintln!(
+        "oracle {oracle:.4}, by label {label:.4}, separated-pool optimum {optimum:.4}, one stream {base:.4}"
+    );
+    // The optimum bounds placement by the hot/cold label (each pool's data
+    // uniform within it): separation by label lands at or just above it
+    // (measured 2.235 vs 2.204; the FTL shares its free blocks between the
+    // pools instead of holding the best split).
+    assert!(
+        label >= optimum && label <= optimum * 1.05,
+        "by label {label:.4} vs optimum {optimum:.4}"
+    );
+    // The oracle knows more than the label: each page's death. With two
+    // streams it sends a page that dies within one pass over the logical
+    // space to stream 0, and about 10 % of cold writes (1 - e^(-1/9)) do,
+    // so it separates inside the cold group and beats both (measured 2.126,
+    // 3.5 % below the optimum). The must-show's "never below" holds for the
+    // label, not for the oracle; it stays within 10 % (docs/pcstream.md).
+    assert!(oracle < label, "oracle {oracle:.4} vs by label {label:.4}");
     assert!(
         (oracle - optimum).abs() <= optimum * 0.10,
         "oracle {oracle:.4} vs optimum {optimum:.4}"

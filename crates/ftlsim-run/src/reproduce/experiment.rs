@@ -224,14 +224,18 @@ fn set_window(cfg: &mut Config, pages: u64) {
 }
 
 /// Every report field the metrics name exists in a report (checked on the
-/// first one, so that a typo fails in seconds, not after the grid).
+/// first one, so that a typo fails in seconds, not after the grid). Of a
+/// dotted path only the top-level key is checked: what lies below it (a
+/// layer's assigner counters) may exist in some variants' reports only.
 fn check_fields(exp: &Experiment, report: &Value) -> Result<()> {
     for (i, m) in exp.spec.metrics.iter().enumerate() {
         let fields = std::iter::once(("field", &m.field))
             .chain(m.vs_field.iter().map(|f| ("vs_field", f)))
+            .chain(m.per_field.iter().map(|f| ("per_field", f)))
             .chain(m.when_positive.iter().map(|f| ("when_positive", f)));
         for (key, field) in fields {
-            if lookup(report, field).is_none() {
+            let top = field.split('.').next().unwrap_or(field);
+            if lookup(report, top).is_none() {
                 bail!(
                     "{}: key `metrics[{i}].{key}`: `{field}` is not a field of the run report (see `ftlsim run --json`)",
                     exp.origin
@@ -369,9 +373,10 @@ impl MetricSpec {
             return None;
         }
         let value = field(r, &self.field);
-        match &self.vs_field {
-            None => value,
-            Some(vs) => ratio(value, field(r, vs)).map(|x| x - 1.0),
+        match (&self.vs_field, &self.per_field) {
+            (Some(vs), _) => ratio(value, field(r, vs)).map(|x| x - 1.0),
+            (None, Some(per)) => ratio(value, field(r, per)),
+            (None, None) => value,
         }
     }
 

@@ -117,6 +117,10 @@ pub struct MetricSpec {
     /// With it, the metric is `field / vs_field - 1` within one report.
     #[serde(default)]
     pub vs_field: Option<String>,
+    /// With it, the metric is `field / per_field` within one report (a
+    /// share: 0.66 with `format = "percent"` reads `66.0%`).
+    #[serde(default)]
+    pub per_field: Option<String>,
     /// The metric is undefined unless these report fields are > 0.
     #[serde(default)]
     pub when_positive: Vec<String>,
@@ -248,6 +252,9 @@ impl Spec {
             }
         }
         for (i, m) in self.metrics.iter().enumerate() {
+            if m.vs_field.is_some() && m.per_field.is_some() {
+                bail!("key `metrics[{i}]`: give `vs_field` or `per_field`, not both");
+            }
             if m.chart && m.vs_field.is_some() {
                 // A relative change has no meaningful ratio to the baseline's.
                 bail!("key `metrics[{i}].chart`: a metric with `vs_field` cannot be charted against the baseline");

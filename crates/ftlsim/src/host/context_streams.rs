@@ -141,6 +141,10 @@ impl ContextStreams {
 }
 
 impl HostLayer for ContextStreams {
+    fn keeps_addresses(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         self.name
     }

@@ -28,6 +28,13 @@ pub trait HostLayer: Send {
     /// `lpn` will be written soon: start fetching its mapping entry.
     fn prefetch(&self, _lpn: u64) {}
 
+    /// Whether every request leaves this layer at the address it came in
+    /// with (stream assigners): the stack then sends the device's
+    /// read-ahead straight to the SSD, as a run without layers does.
+    fn keeps_addresses(&self) -> bool {
+        false
+    }
+
     /// Later, once the entry has arrived: start fetching what the write
     /// will touch through it (the page it kills).
     fn prefetch_mapped(&self, _lpn: u64) {}

@@ -102,6 +102,10 @@ impl LbaStreams {
 }
 
 impl HostLayer for LbaStreams {
+    fn keeps_addresses(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "lba-streams"
     }

@@ -12,6 +12,7 @@ pub mod layer;
 pub mod lba_streams;
 pub mod log;
 pub mod oracle;
+pub mod pc_table;
 pub mod pcstream;
 pub mod registry;
 pub mod stack;

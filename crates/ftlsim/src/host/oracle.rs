@@ -142,6 +142,10 @@ impl Oracle {
 }
 
 impl HostLayer for Oracle {
+    fn keeps_addresses(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "oracle"
     }

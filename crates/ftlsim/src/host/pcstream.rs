@@ -27,12 +27,13 @@
 //! (`app/pcapps`) tag their writes that way, with bits 24–31 left to the
 //! `manual` layer ([`PC_MASK`]).
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
 use super::kmeans;
 use super::layer::{pass_down, HostLayer};
+use super::pc_table::{PcHash, PcTable};
 use super::LowerSpace;
 use crate::error::{ConfigError, SimError};
 use crate::metrics::{AssignerStats, LayerStats};
@@ -152,25 +153,22 @@ struct PcEntry {
     /// log2 of the mean at the last k-means run (NaN: not in one yet).
     clustered_log: f64,
     changed: bool,
-    last_use: u64,
 }
 
 /// The layer.
 pub struct PcStream {
     chunk_pages: u64,
     chunks: Vec<LiveChunk>,
-    capacity: usize,
     persistent: bool,
     groups: usize,
     recluster_fraction: f64,
-    /// The attribute table, and its LRU order (last use → PC).
-    table: BTreeMap<u64, PcEntry>,
-    lru: BTreeMap<u64, u64>,
+    /// The attribute table: a hash index over an LRU-ordered slab.
+    table: PcTable<PcEntry>,
     changed: usize,
-    /// Each program's current run (bumped when one of its processes ends).
-    epochs: BTreeMap<u32, u32>,
+    /// Each program's current run (bumped when one of its processes ends;
+    /// only a table that is not persistent keeps any).
+    epochs: HashMap<u32, u32, PcHash>,
     now: u64,
-    tick: u64,
     stats: LayerStats,
     assigner: AssignerStats,
     scratch: Request,
@@ -185,16 +183,13 @@ impl PcStream {
         Self {
             chunk_pages,
             chunks: vec![LiveChunk::default(); chunks],
-            capacity: (config.pc_table_bytes / PC_ENTRY_BYTES) as usize,
             persistent: config.persistent,
             groups: usize::from(config.groups(below.streams)),
             recluster_fraction: config.recluster_fraction,
-            table: BTreeMap::new(),
-            lru: BTreeMap::new(),
+            table: PcTable::new((config.pc_table_bytes / PC_ENTRY_BYTES) as usize),
             changed: 0,
-            epochs: BTreeMap::new(),
+            epochs: HashMap::default(),
             now: 0,
-            tick: 0,
             stats: LayerStats {
                 name: "pcstream".to_string(),
                 ..LayerStats::default()
@@ -205,16 +200,10 @@ impl PcStream {
     }
 
     fn epoch(&self, pc: u64) -> u32 {
-        self.epochs.get(&program_of(pc)).copied().unwrap_or(0)
-    }
-
-    fn touch(&mut self, pc: u64) {
-        self.tick += 1;
-        if let Some(e) = self.table.get_mut(&pc) {
-            self.lru.remove(&e.last_use);
-            e.last_use = self.tick;
-            self.lru.insert(self.tick, pc);
+        if self.epochs.is_empty() {
+            return 0;
         }
+        self.epochs.get(&program_of(pc)).copied().unwrap_or(0)
     }
 
     /// The stream of a write by `pc` (0 when the table does not know it).
@@ -222,12 +211,8 @@ impl PcStream {
         if pc == 0 {
             return 0;
         }
-        match self.table.get(&pc) {
-            Some(e) => {
-                let stream = e.stream;
-                self.touch(pc);
-                stream
-            }
+        match self.table.get_touch(pc) {
+            Some(e) => e.stream,
             None => {
                 self.assigner.pc_table_misses += 1;
                 0
@@ -237,46 +222,38 @@ impl PcStream {
 
     /// Data `pc` wrote died after `lifetime` pages written.
     fn observe(&mut self, pc: u64, lifetime: u64) {
-        if self.capacity == 0 {
+        if self.table.capacity() == 0 {
             return;
         }
-        if !self.table.contains_key(&pc) {
-            if self.table.len() >= self.capacity {
-                // Evict the least recently used PC.
-                if let Some((_, old)) = self.lru.pop_first() {
-                    if let Some(e) = self.table.remove(&old) {
-                        self.changed -= usize::from(e.changed);
-                    }
-                }
-            }
-            self.table.insert(
-                pc,
-                PcEntry {
-                    mean_lifetime: 0.0,
-                    samples: 0,
-                    stream: 0,
-                    clustered_log: f64::NAN,
-                    changed: false,
-                    last_use: 0,
-                },
-            );
-        }
-        self.touch(pc);
-        let e = self.table.get_mut(&pc).expect("inserted above");
+        let (e, evicted) = self.table.get_or_insert(
+            pc,
+            PcEntry {
+                mean_lifetime: 0.0,
+                samples: 0,
+                stream: 0,
+                clustered_log: f64::NAN,
+                changed: false,
+            },
+        );
         e.samples += 1;
         e.mean_lifetime += (lifetime.max(1) as f64 - e.mean_lifetime) / e.samples as f64;
         let moved =
             e.clustered_log.is_nan() || (e.mean_lifetime.log2() - e.clustered_log).abs() > 0.5;
-        if moved && !e.changed {
+        let newly_changed = moved && !e.changed;
+        if newly_changed {
             e.changed = true;
-            self.changed += 1;
         }
+        if let Some(old) = evicted {
+            self.changed -= usize::from(old.changed);
+        }
+        self.changed += usize::from(newly_changed);
         if self.changed as f64 >= self.recluster_fraction * self.table.len() as f64 {
             self.recluster();
         }
     }
 
     /// k-means over the learned PCs; streams 1..=k by rising lifetime.
+    /// (Lloyd's groups depend only on the values, not on their order.)
     fn recluster(&mut self) {
         let logs: Vec<f64> = self
             .table
@@ -351,18 +328,17 @@ impl PcStream {
             return;
         }
         *self.epochs.entry(program).or_insert(0) += 1;
-        let range = pc(program, 0)..=pc(program, u32::MAX);
-        let gone: Vec<u64> = self.table.range(range).map(|(&k, _)| k).collect();
-        for k in gone {
-            if let Some(e) = self.table.remove(&k) {
-                self.lru.remove(&e.last_use);
-                self.changed -= usize::from(e.changed);
-            }
+        for e in self.table.remove_where(|pc| program_of(pc) == program) {
+            self.changed -= usize::from(e.changed);
         }
     }
 }
 
 impl HostLayer for PcStream {
+    fn keeps_addresses(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "pcstream"
     }
@@ -463,7 +439,10 @@ mod tests {
         assert_eq!(p.lookup(pc(1, 2)), 2);
         assert!(p.assigner.reclusterings > 0);
         assert_eq!(p.assigner.pcs_moved, 0);
-        let (short, long) = (p.table[&pc(1, 1)], p.table[&pc(1, 2)]);
+        let (short, long) = (
+            p.table.get(pc(1, 1)).unwrap(),
+            p.table.get(pc(1, 2)).unwrap(),
+        );
         assert!(
             (long.mean_lifetime - 128.0).abs() < 1e-9,
             "{}",
@@ -484,7 +463,7 @@ mod tests {
         }
         assert!(p.table.is_empty(), "an append is not a death");
         p.record_write(0, 1, pc(1, 1));
-        assert_eq!(p.table[&pc(1, 1)].samples, 1);
+        assert_eq!(p.table.get(pc(1, 1)).unwrap().samples, 1);
     }
 
     #[test]

@@ -16,6 +16,8 @@ pub struct Stack {
     /// Logical pages above each layer, top to bottom.
     logical_pages: Vec<u64>,
     ssd: Ssd,
+    /// Every layer keeps addresses (`HostLayer::keeps_addresses`).
+    transparent: bool,
 }
 
 impl Stack {
@@ -32,10 +34,12 @@ impl Stack {
         }
         layers.reverse();
         logical_pages.reverse();
+        let transparent = layers.iter().all(|l| l.keeps_addresses());
         Self {
             layers,
             logical_pages,
             ssd,
+            transparent,
         }
     }
 
@@ -45,6 +49,12 @@ impl Stack {
 
     pub fn ssd_mut(&mut self) -> &mut Ssd {
         &mut self.ssd
+    }
+
+    /// Whether every layer passes requests down at their own addresses, so
+    /// the device's read-ahead can go straight to the SSD.
+    pub fn transparent(&self) -> bool {
+        self.transparent
     }
 
     /// The second read-ahead stage of a write to `lpn` (see `HostLayer::prefetch_mapped`).
@@ -174,8 +184,8 @@ impl BlockDevice for Stack {
     #[inline]
     fn prefetch(&self, lpn: u64) {
         match self.layers.first() {
-            Some(top) => top.prefetch(lpn),
-            None => self.ssd.prefetch(lpn),
+            Some(top) if !self.transparent => top.prefetch(lpn),
+            _ => self.ssd.prefetch(lpn),
         }
     }
 }

@@ -68,7 +68,11 @@ impl Target for Stack {
     }
 
     #[inline]
-    fn prefetch_write(&self, stage: Prefetch, lpn: u64, _content: u64) {
+    fn prefetch_write(&self, stage: Prefetch, lpn: u64, content: u64) {
+        if self.transparent() {
+            // Addresses reach the SSD unchanged: its own read-ahead applies.
+            return Target::prefetch_write(self.ssd(), stage, lpn, content);
+        }
         match stage {
             Prefetch::Drawn => BlockDevice::prefetch(self, lpn),
             Prefetch::Mapped => self.prefetch_mapped(lpn),
