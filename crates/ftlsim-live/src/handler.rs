@@ -72,6 +72,9 @@ pub struct Handler<S: RequestSink> {
     /// Whether writes carry content fingerprints (dedup, or a recorded trace).
     fingerprints: bool,
     started: Instant,
+    /// `started` on `CLOCK_MONOTONIC` in ns: the capture library's clock,
+    /// so that the join can place file writes against device writes.
+    started_monotonic_ns: u64,
     counters: HostCounters,
     scratch: Vec<u8>,
 }
@@ -90,6 +93,7 @@ impl<S: RequestSink> Handler<S> {
             sink,
             fingerprints,
             started: Instant::now(),
+            started_monotonic_ns: crate::join::monotonic_ns(),
             counters: HostCounters::default(),
             scratch: vec![0; page_bytes],
         }
@@ -97,6 +101,11 @@ impl<S: RequestSink> Handler<S> {
 
     pub fn size_bytes(&self) -> u64 {
         self.size_bytes
+    }
+
+    /// When request times start, on `CLOCK_MONOTONIC` (ns).
+    pub fn started_monotonic_ns(&self) -> u64 {
+        self.started_monotonic_ns
     }
 
     pub fn counters(&self) -> HostCounters {

@@ -71,6 +71,7 @@ sync",
         back.display()
     );
     let req = RunRequest {
+        capture: None,
         config: None,
         sets: Vec::new(),
         size_bytes: SIZE_BYTES,
@@ -155,6 +156,7 @@ for round in 1 2 3; do
 done
 sync";
     let req = RunRequest {
+        capture: None,
         config: None,
         sets: vec!["ftl.dedup=true".into()],
         size_bytes: 128 << 20,
