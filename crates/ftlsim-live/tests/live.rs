@@ -251,3 +251,62 @@ fn served_device_keeps_files_across_remount() {
     );
     assert_eq!(report.window.host_write_pages * 4096, host.write_bytes);
 }
+
+/// `device run --capture` on ext4: the capture library's test program
+/// writes 4 pages through path_a (a.dat) and 4 through path_b (b.dat);
+/// the joined trace carries each path's PC on exactly its 4 device pages.
+#[test]
+fn capture_joins_file_writes_to_device_pages() {
+    require_live!();
+    let dir = scratch("join");
+    let cap = dir.join("run.cap");
+    let trace = dir.join("run.trace");
+    let prog = ftlsim_live::capture::test_program();
+    let req = RunRequest {
+        capture: Some(cap.clone()),
+        config: None,
+        sets: Vec::new(),
+        size_bytes: SIZE_BYTES,
+        fs: FsKind::Ext4,
+        record: Some(trace.clone()),
+        mount: None,
+        command: vec![prog.as_os_str().to_owned(), ".".into()],
+    };
+    let out = ftlsim_live::run(&req).unwrap();
+    assert!(out.status.success());
+    let join = out.join.expect("a join with --capture");
+    // The PC of each file's pwrites, from the log.
+    let log = ftlsim_live::join::CaptureLog::parse(&std::fs::read_to_string(&cap).unwrap()).unwrap();
+    let pc_of = |name: &str| {
+        let key = log
+            .paths
+            .iter()
+            .find(|(_, p)| p.ends_with(name))
+            .map(|(k, _)| *k)
+            .unwrap_or_else(|| panic!("{name} in the log"));
+        let pcs: std::collections::BTreeSet<u64> = log
+            .writes
+            .iter()
+            .filter(|w| w.file == key)
+            .map(|w| w.pc)
+            .collect();
+        assert_eq!(pcs.len(), 1, "{name}: one call path");
+        *pcs.first().unwrap()
+    };
+    let (pc_a, pc_b) = (pc_of("a.dat"), pc_of("b.dat"));
+    assert_ne!(pc_a, pc_b);
+    // Device pages per context in the joined trace.
+    let mut reader =
+        ftlsim_trace::open(&trace, &ftlsim_trace::ReaderOptions::default()).unwrap();
+    let mut rec = ftlsim_trace::TraceRecord::default();
+    let mut pages: std::collections::BTreeMap<u64, u64> = Default::default();
+    while reader.next_record(&mut rec).unwrap() {
+        if let Some(c) = rec.context {
+            *pages.entry(c).or_default() += rec.length_bytes / 4096;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(pages.get(&pc_a), Some(&4), "path_a's pages: {pages:?} {join:?}");
+    assert_eq!(pages.get(&pc_b), Some(&4), "path_b's pages: {pages:?} {join:?}");
+    assert!(join.tagged_pages >= 8 && join.tagged_pages < join.write_pages);
+}
