@@ -329,16 +329,14 @@ pub fn join(
             }
         }
         // The most pages; among equals the smallest PC (BTreeMap order).
-        if let Some((&pc, _)) = votes
-            .iter()
-            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
-        {
+        if let Some((&pc, _)) = votes.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0))) {
             r.context = Some(pc);
             stats.tagged_records += 1;
         }
     }
     stats.pcs = seen_pcs.len() as u64;
-    let file = File::create(trace).with_context(|| format!("cannot rewrite {}", trace.display()))?;
+    let file =
+        File::create(trace).with_context(|| format!("cannot rewrite {}", trace.display()))?;
     let mut w = NativeWriter::new(BufWriter::new(file))?;
     for r in &records {
         w.write(r)?;

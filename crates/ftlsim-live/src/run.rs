@@ -9,8 +9,8 @@ use anyhow::{bail, Context, Result};
 use ftlsim::config::Config;
 use ftlsim::Report;
 
-use crate::device::{fitted_config, LiveDevice};
 use crate::capture::Preload;
+use crate::device::{fitted_config, LiveDevice};
 use crate::handler::HostCounters;
 use crate::join::{self, CaptureLog, JoinStats};
 use crate::system::{self, FsKind, LoopDevice, Mounted, ScratchDir};
@@ -99,8 +99,8 @@ pub fn run(req: &RunRequest) -> Result<RunOutcome> {
             unsafe { libc::sync() };
             let text = std::fs::read_to_string(cap)
                 .with_context(|| format!("--capture {}: cannot read", cap.display()))?;
-            let mut parsed = CaptureLog::parse(&text)
-                .with_context(|| format!("--capture {}", cap.display()))?;
+            let mut parsed =
+                CaptureLog::parse(&text).with_context(|| format!("--capture {}", cap.display()))?;
             let last = join::final_extents(&parsed, join::monotonic_ns());
             parsed.extents.extend(last);
             log = Some(parsed);

@@ -276,7 +276,8 @@ fn capture_joins_file_writes_to_device_pages() {
     assert!(out.status.success());
     let join = out.join.expect("a join with --capture");
     // The PC of each file's pwrites, from the log.
-    let log = ftlsim_live::join::CaptureLog::parse(&std::fs::read_to_string(&cap).unwrap()).unwrap();
+    let log =
+        ftlsim_live::join::CaptureLog::parse(&std::fs::read_to_string(&cap).unwrap()).unwrap();
     let pc_of = |name: &str| {
         let key = log
             .paths
@@ -296,8 +297,7 @@ fn capture_joins_file_writes_to_device_pages() {
     let (pc_a, pc_b) = (pc_of("a.dat"), pc_of("b.dat"));
     assert_ne!(pc_a, pc_b);
     // Device pages per context in the joined trace.
-    let mut reader =
-        ftlsim_trace::open(&trace, &ftlsim_trace::ReaderOptions::default()).unwrap();
+    let mut reader = ftlsim_trace::open(&trace, &ftlsim_trace::ReaderOptions::default()).unwrap();
     let mut rec = ftlsim_trace::TraceRecord::default();
     let mut pages: std::collections::BTreeMap<u64, u64> = Default::default();
     while reader.next_record(&mut rec).unwrap() {
@@ -306,7 +306,15 @@ fn capture_joins_file_writes_to_device_pages() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(pages.get(&pc_a), Some(&4), "path_a's pages: {pages:?} {join:?}");
-    assert_eq!(pages.get(&pc_b), Some(&4), "path_b's pages: {pages:?} {join:?}");
+    assert_eq!(
+        pages.get(&pc_a),
+        Some(&4),
+        "path_a's pages: {pages:?} {join:?}"
+    );
+    assert_eq!(
+        pages.get(&pc_b),
+        Some(&4),
+        "path_b's pages: {pages:?} {join:?}"
+    );
     assert!(join.tagged_pages >= 8 && join.tagged_pages < join.write_pages);
 }
