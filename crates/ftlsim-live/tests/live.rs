@@ -318,3 +318,59 @@ fn capture_joins_file_writes_to_device_pages() {
     );
     assert!(join.tagged_pages >= 8 && join.tagged_pages < join.write_pages);
 }
+
+/// A real application captured for real (the CI-sized version of
+/// experiments/real/sqlite.sh): SQLite in WAL mode on ext4; its writes
+/// reach the device tagged with more than one PC (the WAL and the database
+/// file are written by different call paths).
+#[test]
+fn sqlite_capture_tags_writes_with_several_pcs() {
+    require_live!();
+    if std::process::Command::new("sqlite3")
+        .arg("-version")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIPPED: sqlite3 is not installed (scripts/test.sh installs it)");
+        return;
+    }
+    let dir = scratch("sqlite");
+    let cap = dir.join("sqlite.cap");
+    let trace = dir.join("sqlite.trace");
+    let mut sql = String::from(
+        "PRAGMA journal_mode=WAL; CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT);
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<5000)
+INSERT INTO t SELECT x, hex(randomblob(100)) FROM c;\n",
+    );
+    for i in 0..50 {
+        sql += &format!("UPDATE t SET v=hex(randomblob(100)) WHERE id % 50 = {i};\n");
+    }
+    sql += "PRAGMA wal_checkpoint(TRUNCATE);\n";
+    let script = dir.join("oltp.sql");
+    std::fs::write(&script, sql).unwrap();
+    let req = RunRequest {
+        capture: Some(cap),
+        config: None,
+        sets: Vec::new(),
+        size_bytes: SIZE_BYTES,
+        fs: FsKind::Ext4,
+        record: Some(trace.clone()),
+        mount: None,
+        command: vec![
+            "sh".into(),
+            "-c".into(),
+            format!("sqlite3 db.sqlite < '{}'", script.display()).into(),
+        ],
+    };
+    let out = ftlsim_live::run(&req).unwrap();
+    assert!(out.status.success());
+    let rows = ftlsim_live::pclife::pc_lifetimes(&trace, 4096).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let tagged: Vec<_> = rows.iter().filter(|r| r.pc.is_some()).collect();
+    assert!(tagged.len() >= 2, "PCs on the device: {rows:?}");
+    let join = out.join.unwrap();
+    assert!(
+        join.tagged_pages * 2 > join.write_pages,
+        "most written pages carry a PC: {join:?}"
+    );
+}
