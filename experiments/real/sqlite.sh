@@ -8,4 +8,4 @@ ROUNDS=${ROUNDS:-3000}
 SIZE=${SIZE:-256MiB}
 SQL="$RUN/sqlite-oltp.sql"
 oltp_sql "$ROUNDS" > "$SQL"
-capture sqlite "$SIZE" sh -c "sqlite3 oltp.db < '$SQL' && sqlite3 oltp.db 'SELECT count(*), sum(bal) FROM acct'"
+capture sqlite "$SIZE" sh -c "sqlite3 oltp.db < '$SQL' && sqlite3 oltp.db 'SELECT count(*), sum(bal) FROM acct' >&2"
