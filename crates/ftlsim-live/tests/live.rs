@@ -74,7 +74,12 @@ sync",
         capture: None,
         config: None,
         sets: Vec::new(),
-        size_bytes: SIZE_BYTES,
+        // mkfs.xfs refuses devices under 300 MB.
+        size_bytes: if fs == FsKind::Xfs {
+            320 << 20
+        } else {
+            SIZE_BYTES
+        },
         fs,
         record,
         mount: None,
@@ -130,6 +135,12 @@ fn check_fs(fs: FsKind) {
 fn ext4_writes_read_back_and_discards_trim() {
     require_live!();
     check_fs(FsKind::Ext4);
+}
+
+#[test]
+fn xfs_writes_read_back_and_discards_trim() {
+    require_live!();
+    check_fs(FsKind::Xfs);
 }
 
 #[test]
