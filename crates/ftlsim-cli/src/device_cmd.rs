@@ -30,6 +30,10 @@ pub enum DeviceCommand {
         /// Mount the file system here (a scratch directory otherwise).
         #[arg(long, value_name = "DIR")]
         mount: Option<PathBuf>,
+        /// Run the command under the capture library (log CAP) and tag the
+        /// recorded trace's writes with their PCs (needs --record; ext4 or xfs).
+        #[arg(long, value_name = "CAP")]
+        capture: Option<PathBuf>,
         /// Print the report as one JSON object, as `run --json` does.
         #[arg(long)]
         json: bool,
@@ -69,6 +73,7 @@ pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
             fs,
             record,
             mount,
+            capture,
             json,
             command,
         } => {
@@ -83,6 +88,7 @@ pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
                 fs,
                 record: record.clone(),
                 mount,
+                capture,
                 command,
             };
             let out = ftlsim_live::run(&req)?;
@@ -102,6 +108,12 @@ pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
                     "ftlsim: recorded {}; replay with: ftlsim run {}",
                     path.display(),
                     ftlsim_live::replay_config_path(path).display()
+                );
+            }
+            if let Some(j) = &out.join {
+                eprintln!(
+                    "ftlsim: joined the capture: {} of {} written pages ({} of {} write requests) tagged with a PC; {} distinct PCs",
+                    j.tagged_pages, j.write_pages, j.tagged_records, j.write_records, j.pcs
                 );
             }
             if json {

@@ -97,6 +97,9 @@ enum Command {
         /// The log to write.
         #[arg(long, value_name = "CAP")]
         out: PathBuf,
+        /// Also compute the frame-walk signature (glibc backtrace; microseconds per call).
+        #[arg(long)]
+        walk: bool,
         /// The command (after `--`).
         #[arg(last = true, required = true, value_name = "COMMAND")]
         command: Vec<std::ffi::OsString>,
@@ -194,8 +197,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Reproduce(args) => reproduce::run(args),
         Command::Device { command } => device_cmd::run_device_command(command),
-        Command::Capture { out, command } => {
-            let status = ftlsim_live::capture::capture(&out, &command)?;
+        Command::Capture { out, walk, command } => {
+            let status = ftlsim_live::capture::capture(&out, &command, walk)?;
             eprintln!("ftlsim: wrote {}", out.display());
             Ok(if status.success() {
                 ExitCode::SUCCESS

@@ -62,6 +62,17 @@ pub enum TraceCommand {
         #[arg(long, default_value_t = 4096)]
         page_bytes: u32,
     },
+    /// Per program context of a PC-tagged native trace (`device run
+    /// --capture`): pages written and their lifetimes in host page writes.
+    Pcs {
+        /// A native trace with contexts.
+        trace: PathBuf,
+        #[arg(long, default_value_t = 4096)]
+        page_bytes: u64,
+        /// One JSON array instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(clap::Args, Clone)]
@@ -99,6 +110,21 @@ impl InputArgs {
 
 pub fn run_trace_command(cmd: TraceCommand) -> Result<()> {
     match cmd {
+        TraceCommand::Pcs {
+            trace,
+            page_bytes,
+            json,
+        } => {
+            if page_bytes == 0 {
+                return Err(anyhow!("--page-bytes must be at least 1"));
+            }
+            let rows = ftlsim_live::pclife::pc_lifetimes(&trace, page_bytes)?;
+            if json {
+                println!("{}", serde_json::to_string(&rows)?);
+            } else {
+                print!("{}", ftlsim_live::pclife::table(&rows));
+            }
+        }
         TraceCommand::Stats {
             file,
             input,

@@ -120,6 +120,14 @@ impl LiveDevice {
         dir.join(fuse::DISK_NAME)
     }
 
+    /// When the recorded trace's times start, on `CLOCK_MONOTONIC` (ns).
+    pub fn started_monotonic_ns(&self) -> u64 {
+        self.handler
+            .lock()
+            .expect("not poisoned")
+            .started_monotonic_ns()
+    }
+
     pub fn host_counters(&self) -> HostCounters {
         self.handler.lock().expect("not poisoned").counters()
     }

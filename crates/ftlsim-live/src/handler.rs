@@ -72,6 +72,9 @@ pub struct Handler<S: RequestSink> {
     /// Whether writes carry content fingerprints (dedup, or a recorded trace).
     fingerprints: bool,
     started: Instant,
+    /// `started` on `CLOCK_MONOTONIC` in ns: the capture library's clock,
+    /// so that the join can place file writes against device writes.
+    started_monotonic_ns: u64,
     counters: HostCounters,
     scratch: Vec<u8>,
 }
@@ -90,6 +93,7 @@ impl<S: RequestSink> Handler<S> {
             sink,
             fingerprints,
             started: Instant::now(),
+            started_monotonic_ns: crate::join::monotonic_ns(),
             counters: HostCounters::default(),
             scratch: vec![0; page_bytes],
         }
@@ -97,6 +101,11 @@ impl<S: RequestSink> Handler<S> {
 
     pub fn size_bytes(&self) -> u64 {
         self.size_bytes
+    }
+
+    /// When request times start, on `CLOCK_MONOTONIC` (ns).
+    pub fn started_monotonic_ns(&self) -> u64 {
+        self.started_monotonic_ns
     }
 
     pub fn counters(&self) -> HostCounters {
@@ -141,6 +150,14 @@ impl<S: RequestSink> Handler<S> {
         }
     }
 
+    /// `len` bytes at `offset` lie inside the device.
+    fn check_range(&self, offset: u64, len: u64) -> Result<(), IoError> {
+        match offset.checked_add(len) {
+            Some(end) if end <= self.size_bytes => Ok(()),
+            _ => Err(IoError::OutOfRange),
+        }
+    }
+
     /// Pages `first..end` touched by `len` bytes at `offset`.
     fn span(&self, offset: u64, len: u64) -> (u64, u64) {
         let p = self.page_bytes();
@@ -164,11 +181,8 @@ impl<S: RequestSink> Handler<S> {
             let Some(bytes) = self.store.get(lpn) else {
                 continue;
             };
-            let page_start = lpn * p;
-            let from = offset.max(page_start);
-            let to = (offset + len).min(page_start + p);
-            out[(from - offset) as usize..(to - offset) as usize]
-                .copy_from_slice(&bytes[(from - page_start) as usize..(to - page_start) as usize]);
+            let (in_page, in_buf) = clip(lpn, p, offset, len);
+            out[in_buf].copy_from_slice(&bytes[in_page]);
         }
         self.counters.read_requests += 1;
         self.counters.read_bytes += len;
@@ -181,12 +195,7 @@ impl<S: RequestSink> Handler<S> {
     /// covered page merged with its old bytes first.
     pub fn write(&mut self, offset: u64, data: &[u8]) -> Result<(), IoError> {
         let len = data.len() as u64;
-        if offset
-            .checked_add(len)
-            .is_none_or(|end| end > self.size_bytes)
-        {
-            return Err(IoError::OutOfRange);
-        }
+        self.check_range(offset, len)?;
         if len == 0 {
             return Ok(());
         }
@@ -194,11 +203,9 @@ impl<S: RequestSink> Handler<S> {
         let (first, end) = self.span(offset, len);
         let mut req = self.request(Op::Write, first, end - first);
         for lpn in first..end {
-            let page_start = lpn * p;
-            let from = offset.max(page_start);
-            let to = (offset + len).min(page_start + p);
-            let src = &data[(from - offset) as usize..(to - offset) as usize];
-            let page: &[u8] = if to - from == p {
+            let (in_page, in_buf) = clip(lpn, p, offset, len);
+            let src = &data[in_buf];
+            let page: &[u8] = if src.len() as u64 == p {
                 src
             } else {
                 self.counters.partial_page_writes += 1;
@@ -206,8 +213,7 @@ impl<S: RequestSink> Handler<S> {
                     Some(old) => self.scratch.copy_from_slice(old),
                     None => self.scratch.fill(0),
                 }
-                self.scratch[(from - page_start) as usize..(to - page_start) as usize]
-                    .copy_from_slice(src);
+                self.scratch[in_page].copy_from_slice(src);
                 &self.scratch
             };
             let fp = if self.fingerprints {
@@ -231,12 +237,7 @@ impl<S: RequestSink> Handler<S> {
     /// zeroed (a write, when that page held data), since a discarded range
     /// must read back as zeros (`fallocate(PUNCH_HOLE)` semantics).
     pub fn discard(&mut self, offset: u64, len: u64) -> Result<(), IoError> {
-        if offset
-            .checked_add(len)
-            .is_none_or(|end| end > self.size_bytes)
-        {
-            return Err(IoError::OutOfRange);
-        }
+        self.check_range(offset, len)?;
         if len == 0 {
             return Ok(());
         }
@@ -283,4 +284,21 @@ impl<S: RequestSink> Handler<S> {
         let req = self.request(Op::Flush, 0, 0);
         self.send(req)
     }
+}
+
+/// The part of page `lpn` (of `page_bytes`) that `len` bytes at `offset`
+/// cover: as a range in the page and as a range in the request's buffer.
+fn clip(
+    lpn: u64,
+    page_bytes: u64,
+    offset: u64,
+    len: u64,
+) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+    let page_start = lpn * page_bytes;
+    let from = offset.max(page_start);
+    let to = (offset + len).min(page_start + page_bytes);
+    (
+        (from - page_start) as usize..(to - page_start) as usize,
+        (from - offset) as usize..(to - offset) as usize,
+    )
 }

@@ -11,6 +11,8 @@
 //! * [`system`]: requirements, loop device, mkfs, mount.
 //! * [`device`], [`run`]: one live device; `device run` from start to report.
 //! * [`capture`]: `ftlsim capture`, the LD_PRELOAD program-context library.
+//! * [`join`]: captured file writes joined to the device's LBAs (FIEMAP),
+//!   for `device run --capture`; [`pclife`]: per-PC lifetimes of the result.
 //! * [`serve`]: `device serve`, a device kept up with live statistics.
 //!
 //! Linux only; needs root and `/dev/fuse`. The core crate knows none of this.
@@ -19,6 +21,8 @@ pub mod capture;
 pub mod device;
 pub mod fuse;
 pub mod handler;
+pub mod join;
+pub mod pclife;
 pub mod run;
 pub mod serve;
 pub mod sim;

@@ -44,6 +44,7 @@ fn same_path_same_pc_across_runs_different_paths_differ() {
         let status = ftlsim_live::capture::capture(
             &log,
             &[prog.as_os_str().to_owned(), dir.as_os_str().to_owned()],
+            true,
         )
         .unwrap();
         assert!(status.success());

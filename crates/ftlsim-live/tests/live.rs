@@ -71,9 +71,15 @@ sync",
         back.display()
     );
     let req = RunRequest {
+        capture: None,
         config: None,
         sets: Vec::new(),
-        size_bytes: SIZE_BYTES,
+        // mkfs.xfs refuses devices under 300 MB.
+        size_bytes: if fs == FsKind::Xfs {
+            320 << 20
+        } else {
+            SIZE_BYTES
+        },
         fs,
         record,
         mount: None,
@@ -132,6 +138,12 @@ fn ext4_writes_read_back_and_discards_trim() {
 }
 
 #[test]
+fn xfs_writes_read_back_and_discards_trim() {
+    require_live!();
+    check_fs(FsKind::Xfs);
+}
+
+#[test]
 fn btrfs_writes_read_back_and_discards_trim() {
     require_live!();
     check_fs(FsKind::Btrfs);
@@ -155,6 +167,7 @@ for round in 1 2 3; do
 done
 sync";
     let req = RunRequest {
+        capture: None,
         config: None,
         sets: vec!["ftl.dedup=true".into()],
         size_bytes: 128 << 20,
@@ -248,4 +261,127 @@ fn served_device_keeps_files_across_remount() {
         "the file changed across the remount"
     );
     assert_eq!(report.window.host_write_pages * 4096, host.write_bytes);
+}
+
+/// `device run --capture` on ext4: the capture library's test program
+/// writes 4 pages through path_a (a.dat) and 4 through path_b (b.dat);
+/// the joined trace carries each path's PC on exactly its 4 device pages.
+#[test]
+fn capture_joins_file_writes_to_device_pages() {
+    require_live!();
+    let dir = scratch("join");
+    let cap = dir.join("run.cap");
+    let trace = dir.join("run.trace");
+    let prog = ftlsim_live::capture::test_program();
+    let req = RunRequest {
+        capture: Some(cap.clone()),
+        config: None,
+        sets: Vec::new(),
+        size_bytes: SIZE_BYTES,
+        fs: FsKind::Ext4,
+        record: Some(trace.clone()),
+        mount: None,
+        command: vec![prog.as_os_str().to_owned(), ".".into()],
+    };
+    let out = ftlsim_live::run(&req).unwrap();
+    assert!(out.status.success());
+    let join = out.join.expect("a join with --capture");
+    // The PC of each file's pwrites, from the log.
+    let log =
+        ftlsim_live::join::CaptureLog::parse(&std::fs::read_to_string(&cap).unwrap()).unwrap();
+    let pc_of = |name: &str| {
+        let key = log
+            .paths
+            .iter()
+            .find(|(_, p)| p.ends_with(name))
+            .map(|(k, _)| *k)
+            .unwrap_or_else(|| panic!("{name} in the log"));
+        let pcs: std::collections::BTreeSet<u64> = log
+            .writes
+            .iter()
+            .filter(|w| w.file == key)
+            .map(|w| w.pc)
+            .collect();
+        assert_eq!(pcs.len(), 1, "{name}: one call path");
+        *pcs.first().unwrap()
+    };
+    let (pc_a, pc_b) = (pc_of("a.dat"), pc_of("b.dat"));
+    assert_ne!(pc_a, pc_b);
+    // Device pages per context in the joined trace.
+    let mut reader = ftlsim_trace::open(&trace, &ftlsim_trace::ReaderOptions::default()).unwrap();
+    let mut rec = ftlsim_trace::TraceRecord::default();
+    let mut pages: std::collections::BTreeMap<u64, u64> = Default::default();
+    while reader.next_record(&mut rec).unwrap() {
+        if let Some(c) = rec.context {
+            *pages.entry(c).or_default() += rec.length_bytes / 4096;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        pages.get(&pc_a),
+        Some(&4),
+        "path_a's pages: {pages:?} {join:?}"
+    );
+    assert_eq!(
+        pages.get(&pc_b),
+        Some(&4),
+        "path_b's pages: {pages:?} {join:?}"
+    );
+    assert!(join.tagged_pages >= 8 && join.tagged_pages < join.write_pages);
+}
+
+/// A real application captured for real (the CI-sized version of
+/// experiments/real/sqlite.sh): SQLite in WAL mode on ext4; its writes
+/// reach the device tagged with more than one PC (the WAL and the database
+/// file are written by different call paths).
+#[test]
+fn sqlite_capture_tags_writes_with_several_pcs() {
+    require_live!();
+    if std::process::Command::new("sqlite3")
+        .arg("-version")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIPPED: sqlite3 is not installed (scripts/test.sh installs it)");
+        return;
+    }
+    let dir = scratch("sqlite");
+    let cap = dir.join("sqlite.cap");
+    let trace = dir.join("sqlite.trace");
+    let mut sql = String::from(
+        "PRAGMA journal_mode=WAL; CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT);
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<5000)
+INSERT INTO t SELECT x, hex(randomblob(100)) FROM c;\n",
+    );
+    for i in 0..50 {
+        sql += &format!("UPDATE t SET v=hex(randomblob(100)) WHERE id % 50 = {i};\n");
+    }
+    sql += "PRAGMA wal_checkpoint(TRUNCATE);\n";
+    let script = dir.join("oltp.sql");
+    std::fs::write(&script, sql).unwrap();
+    let req = RunRequest {
+        capture: Some(cap),
+        config: None,
+        sets: Vec::new(),
+        size_bytes: SIZE_BYTES,
+        fs: FsKind::Ext4,
+        record: Some(trace.clone()),
+        mount: None,
+        command: vec![
+            "sh".into(),
+            "-c".into(),
+            format!("sqlite3 db.sqlite < '{}'", script.display()).into(),
+        ],
+    };
+    let out = ftlsim_live::run(&req).unwrap();
+    assert!(out.status.success());
+    let rows = ftlsim_live::pclife::pc_lifetimes(&trace, 4096).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let tagged: Vec<_> = rows.iter().filter(|r| r.pc.is_some()).collect();
+    assert!(tagged.len() >= 2, "PCs on the device: {rows:?}");
+    let join = out.join.unwrap();
+    assert!(
+        join.tagged_pages * 2 > join.write_pages,
+        "most written pages carry a PC: {join:?}"
+    );
 }

@@ -50,7 +50,13 @@ pub fn simulate_with(
         return Ok(ftlsim::run(cfg, options, progress)?);
     }
     let (source, skipped) = crate::trace_source::open_source(cfg)?;
-    let mut sim = Simulation::with_source(cfg, options, source)?;
+    let mut sim = if cfg.host.has_oracle() {
+        // The oracle's pre-pass reads the trace a second time.
+        let (prepass, _) = crate::trace_source::open_source(cfg)?;
+        Simulation::with_source_foreseen(cfg, options, source, prepass)?
+    } else {
+        Simulation::with_source(cfg, options, source)?
+    };
     sim.precondition(progress)?;
     sim.warm_up(progress)?;
     sim.measure(progress)?;

@@ -62,6 +62,14 @@ pub const BUILT_IN: &[BuiltIn] = &[
         ],
     },
     BuiltIn {
+        name: "pcstream-real",
+        file: embed!("experiments/pcstream-real.toml"),
+        configs: &[
+            embed!("examples/pcstream-real/device-256mib.toml"),
+            embed!("examples/pcstream-real/device-512mib.toml"),
+        ],
+    },
+    BuiltIn {
         name: "remapcom",
         file: embed!("experiments/remapcom.toml"),
         configs: &[

@@ -166,11 +166,18 @@ impl Simulation {
         if cfg.workload.kind == WorkloadType::Trace {
             return Err(crate::ConfigError::new(
                 "host.layers[0].type",
-                "the oracle needs a pre-pass over the workload, which a trace replay does not offer: use a synthetic workload or an application model",
+                "the oracle needs a pre-pass over the workload: a trace replay offers one through Simulation::with_source_foreseen (ftlsim-run does)",
             )
             .into());
         }
-        let mut sim = Self::new_inner(cfg, options, true)?;
+        let sim = Self::new_inner(cfg, options, true)?;
+        sim.lifetimes_of_run(cfg)
+    }
+
+    /// Runs this (pre-pass) simulation to its end and turns the oracle's
+    /// record into each page write's remaining lifetime.
+    fn lifetimes_of_run(mut self, cfg: &Config) -> Result<Arc<Vec<u32>>, SimError> {
+        let sim = &mut self;
         sim.precondition(&mut |_| {})?;
         sim.warm_up(&mut |_| {})?;
         sim.measure(&mut |_| {})?;
@@ -279,13 +286,40 @@ impl Simulation {
         source: Box<dyn RequestSource>,
     ) -> Result<Self, SimError> {
         let mut sim = Self::new_inner(cfg, options, false)?;
-        if cfg.workload.requests.is_none() && cfg.workload.writes.is_none() {
-            sim.measured = Measured::Requests(u64::MAX);
-            sim.total = sim.precondition_pages + sim.warmup_pages;
-        }
-        let fill_content = sim.driver.generator.has_content();
-        sim.driver.external = Some(External::new(source, fill_content));
+        sim.attach(cfg, source);
         Ok(sim)
+    }
+
+    /// [`Simulation::with_source`] for a config with the oracle: `prepass`
+    /// is a second reader of the same requests, run first to learn each
+    /// page write's remaining lifetime (a trace file opened twice).
+    pub fn with_source_foreseen(
+        cfg: &Config,
+        options: &RunOptions,
+        source: Box<dyn RequestSource>,
+        prepass: Box<dyn RequestSource>,
+    ) -> Result<Self, SimError> {
+        let mut pre = Self::new_inner(cfg, options, true)?;
+        pre.attach(cfg, prepass);
+        let lifetimes = pre.lifetimes_of_run(cfg)?;
+        // `true`: the lifetimes are given here, not foreseen by a re-run.
+        let mut sim = Self::new_inner(cfg, options, true)?;
+        if let Device::Stacked(stack) = &mut sim.device {
+            stack.foresee(&lifetimes);
+        }
+        sim.attach(cfg, source);
+        Ok(sim)
+    }
+
+    /// Makes `source` the workload; with neither `workload.writes` nor
+    /// `workload.requests`, the measured window runs to its end.
+    fn attach(&mut self, cfg: &Config, source: Box<dyn RequestSource>) {
+        if cfg.workload.requests.is_none() && cfg.workload.writes.is_none() {
+            self.measured = Measured::Requests(u64::MAX);
+            self.total = self.precondition_pages + self.warmup_pages;
+        }
+        let fill_content = self.driver.generator.has_content();
+        self.driver.external = Some(External::new(source, fill_content));
     }
 
     /// Whether a trace source ran out before its limits were reached.

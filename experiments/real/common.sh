@@ -1,0 +1,46 @@
+# Shared by the experiments/real scripts: capture one application on the
+# live device (ftlsim device run --capture, docs/real-workloads.md).
+# Sourced; needs root, /dev/fuse, mkfs.ext4 and a built ftlsim.
+#   capture NAME SIZE COMMAND...   → $RUN/NAME.trace (PC-tagged block trace,
+#   replay config NAME.trace.toml), $RUN/NAME.cap (capture log),
+#   $RUN/NAME.json (the live run's report), $RUN/NAME.log (stderr).
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+RUN=${RUN:-$ROOT/out/real}
+FTLSIM=${FTLSIM:-$ROOT/target/release/ftlsim}
+mkdir -p "$RUN"
+[ -x "$FTLSIM" ] || { echo "build ftlsim first: cargo build --release -p ftlsim-cli" >&2; exit 2; }
+
+capture() {
+    local name=$1 size=$2
+    shift 2
+    echo "== $name: capturing on a $size ext4 live device" >&2
+    "$FTLSIM" device run --size "$size" --fs ext4 \
+        --set ftl.streams=9 \
+        --record "$RUN/$name.trace" --capture "$RUN/$name.cap" --json -- "$@" \
+        > "$RUN/$name.json" 2> "$RUN/$name.log"
+    grep '^ftlsim:' "$RUN/$name.log" >&2 || true
+}
+
+need() {
+    command -v "$1" >/dev/null || { echo "$1 is missing: apt-get install $2" >&2; exit 2; }
+}
+
+# The SQLite OLTP script (sqlite.sh, mixed.sh): ROUNDS transactions.
+oltp_sql() {
+    local ROUNDS=$1
+    {
+        echo "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
+        echo "CREATE TABLE acct(id INTEGER PRIMARY KEY, bal INTEGER, pad TEXT);"
+        echo "CREATE TABLE hist(id INTEGER PRIMARY KEY, a INTEGER, b INTEGER, amt INTEGER, t TEXT);"
+        echo "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<40000)"
+        echo "  INSERT INTO acct SELECT x, 1000, hex(randomblob(150)) FROM c;"
+        for i in $(seq 1 "$ROUNDS"); do
+            echo "BEGIN; UPDATE acct SET bal=bal-7 WHERE id=abs(random())%40000;"
+            echo "UPDATE acct SET bal=bal+7, pad=hex(randomblob(150)) WHERE id=abs(random())%40000;"
+            echo "INSERT INTO hist(a,b,amt,t) VALUES(abs(random())%40000, abs(random())%40000, 7, hex(randomblob(40)));"
+            echo "COMMIT;"
+            if [ $((i % 500)) = 0 ]; then echo "DELETE FROM hist WHERE id < (SELECT max(id) - 2000 FROM hist); PRAGMA wal_checkpoint(TRUNCATE);"; fi
+        done
+    }
+}
