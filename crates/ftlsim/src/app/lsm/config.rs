@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::sstable::Layout;
 use crate::error::ConfigError;
 
 /// What compaction does with unchanged data blocks (RemapCom).
@@ -69,6 +70,15 @@ impl Default for LsmConfig {
 pub const MAX_LEVELS: u32 = 16;
 
 impl LsmConfig {
+    /// Packed blocks as LevelDB writes them; RemapCom aligns them to pages
+    /// so that a block is whole pages it can remap.
+    pub fn layout(&self) -> Layout {
+        match self.remap {
+            RemapMode::Off => Layout::Packed,
+            RemapMode::Base | RemapMode::Full => Layout::Aligned,
+        }
+    }
+
     /// Checks every key; the error names it as `{prefix}.key`.
     pub fn validate(&self, prefix: &str) -> Result<(), ConfigError> {
         let key = |k: &str| format!("{prefix}.{k}");

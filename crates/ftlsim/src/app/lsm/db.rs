@@ -9,12 +9,12 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
 
 use super::compaction::{self, Choice};
-use super::config::{LsmConfig, RemapMode};
+use super::config::LsmConfig;
 use super::entry::{self, Entry, Value};
 use super::files::Files;
 use super::memtable::Memtable;
 use super::merge_output::MergeOutput;
-use super::sstable::{Layout, Table, TableBuilder, CONTEXT_COMPACTION, CONTEXT_FLUSH};
+use super::sstable::{Table, TableBuilder, CONTEXT_COMPACTION, CONTEXT_FLUSH};
 use super::stats::{LevelStats, LsmStats};
 use super::udb::{InputBlock, Tag};
 use super::version::Version;
@@ -227,7 +227,7 @@ impl<D: BlockDevice> Db<D> {
         let mut builder = TableBuilder::new(
             self.config.block_bytes,
             self.files.page_bytes(),
-            self.layout(),
+            self.config.layout(),
         );
         for e in entries {
             builder.add(e);
@@ -328,7 +328,7 @@ impl<D: BlockDevice> Db<D> {
         let result = MergeOutput::new(
             &self.config,
             self.files.page_bytes(),
-            self.layout(),
+            self.config.layout(),
             CONTEXT_COMPACTION + out_level as u64,
             grandparents,
             &input_blocks,
@@ -371,15 +371,6 @@ impl<D: BlockDevice> Db<D> {
         s.file_trim_pages = c.trim_pages;
         s.file_remap_pages = c.remap_pages;
         s
-    }
-
-    /// Packed blocks as LevelDB writes them; RemapCom aligns them to pages
-    /// so that a block is whole pages it can remap.
-    fn layout(&self) -> Layout {
-        match self.config.remap {
-            RemapMode::Off => Layout::Packed,
-            RemapMode::Base | RemapMode::Full => Layout::Aligned,
-        }
     }
 
     pub fn config(&self) -> &LsmConfig {
