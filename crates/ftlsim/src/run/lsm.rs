@@ -64,6 +64,18 @@ impl BlockDevice for LsmDevice {
     fn hint(&mut self, hint: Hint) {
         self.ssd.hint(hint)
     }
+
+    fn begin_batch(&mut self) {
+        if let Some(t) = self.timer.as_mut() {
+            t.begin_batch();
+        }
+    }
+
+    fn end_batch(&mut self) {
+        if let Some(t) = self.timer.as_mut() {
+            t.end_batch();
+        }
+    }
 }
 
 /// The engine and the operations of one YCSB run.

@@ -21,6 +21,8 @@ pub struct Replay {
     /// issued (closed loop, full queue): its completion replaces the heap top.
     reuse_top: bool,
     last_issue_at: u64,
+    /// The queue depth to restore when a batch ends (closed loop, in a batch).
+    batch_queue_depth: Option<usize>,
 }
 
 impl Replay {
@@ -32,6 +34,7 @@ impl Replay {
             outstanding: BinaryHeap::with_capacity(queue_depth as usize),
             reuse_top: false,
             last_issue_at: 0,
+            batch_queue_depth: None,
         }
     }
 
@@ -43,6 +46,33 @@ impl Replay {
         self.outstanding.clear();
         self.reuse_top = false;
         self.last_issue_at = 0;
+        if let Some(depth) = self.batch_queue_depth.take() {
+            self.queue_depth = depth;
+        }
+    }
+
+    /// Closed loop: the requests until [`Replay::end_batch`] enter the
+    /// device together, as the writeback of one file's pages does when its
+    /// writer syncs it (no queue-depth limit among them). Open loop: no
+    /// effect (the arrivals say when requests enter).
+    pub fn begin_batch(&mut self) {
+        if self.mode == TimingMode::Closed && self.batch_queue_depth.is_none() {
+            self.batch_queue_depth = Some(self.queue_depth);
+            self.queue_depth = usize::MAX;
+        }
+    }
+
+    /// Ends a batch: the caller has waited for every request in the device,
+    /// so the next one enters once the last has completed.
+    pub fn end_batch(&mut self) {
+        let Some(depth) = self.batch_queue_depth.take() else {
+            return;
+        };
+        self.queue_depth = depth;
+        let drained = self.drained_at();
+        self.outstanding.clear();
+        self.outstanding.push(Reverse(drained));
+        self.last_issue_at = drained;
     }
 
     /// When the next request enters the device. Closed loop: as soon as a
