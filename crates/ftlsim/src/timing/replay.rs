@@ -157,6 +157,33 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_enters_together_and_the_next_request_waits_for_all_of_it() {
+        let mut r = Replay::new(TimingMode::Closed, 1);
+        assert_eq!(r.issue_at(0), 0);
+        r.complete(10);
+        r.begin_batch();
+        // Three requests at once, past the queue depth of 1.
+        for done in [30, 50, 20] {
+            assert_eq!(r.issue_at(0), 10);
+            r.complete(done);
+        }
+        r.end_batch();
+        // The caller waited for the last of them (50), not the first (20).
+        assert_eq!(r.issue_at(0), 50);
+        r.complete(60);
+        assert_eq!(r.issue_at(0), 60);
+        r.complete(70);
+        // Open loop: a batch changes nothing.
+        let mut o = Replay::new(TimingMode::Open, 1);
+        o.begin_batch();
+        assert_eq!(o.issue_at(5), 5);
+        o.complete(50);
+        assert_eq!(o.issue_at(10), 50);
+        o.complete(60);
+        o.end_batch();
+    }
+
+    #[test]
     fn open_loop_waits_only_when_the_queue_is_full() {
         let mut r = Replay::new(TimingMode::Open, 1);
         assert_eq!(r.issue_at(5), 5);

@@ -49,6 +49,10 @@ pub struct LsmConfig {
     pub sstable_bytes: u64,
     /// RemapCom mode: `off`, `base` or `full`.
     pub remap: RemapMode,
+    /// LevelDB's seek compaction: a table that gets probed first by too
+    /// many gets that had to probe another table too is compacted into
+    /// the next level.
+    pub seek_compaction: bool,
 }
 
 impl Default for LsmConfig {
@@ -62,6 +66,7 @@ impl Default for LsmConfig {
             l1_bytes: 10 << 20,
             sstable_bytes: 2 << 20,
             remap: RemapMode::Off,
+            seek_compaction: false,
         }
     }
 }

@@ -115,6 +115,21 @@ pub struct Table {
     pub pages: u64,
     /// Bytes of the whole file (to the end of its footer).
     pub size_bytes: u64,
+    /// Gets this table may be charged before seek compaction takes it
+    /// (LevelDB's `allowed_seeks`; counts down only with
+    /// `lsm.seek_compaction`).
+    pub allowed_seeks: u64,
+}
+
+/// One seek is worth about this many bytes of compaction (LevelDB: a seek
+/// costs about as much as compacting 16 KiB, hence `file_bytes / 16 KiB`).
+pub const SEEK_COST_BYTES: u64 = 16 << 10;
+/// The fewest seeks any table is allowed (LevelDB: 100).
+pub const MIN_ALLOWED_SEEKS: u64 = 100;
+
+/// LevelDB's seek budget of a table of `size_bytes`.
+pub fn allowed_seeks(size_bytes: u64) -> u64 {
+    (size_bytes / SEEK_COST_BYTES).max(MIN_ALLOWED_SEEKS)
 }
 
 impl Table {
@@ -502,6 +517,7 @@ impl TableBuilder {
                 bloom,
                 pages,
                 size_bytes,
+                allowed_seeks: allowed_seeks(size_bytes),
             },
             remapped_blocks,
         )))
