@@ -472,6 +472,10 @@ fn bad_ycsb_input_is_named() {
         ("ftl.remap=false", "lsm.remap"),
         ("lsm.remap=\"partial\"", "lsm.remap"),
         ("lsm.seek_compaction=3", "lsm.seek_compaction"),
+        (
+            "lsm.aligned_block_max_pages=0",
+            "lsm.aligned_block_max_pages",
+        ),
     ];
     for (set, key) in bad {
         assert_rejected(&["run", cfg, "--set", set], key);

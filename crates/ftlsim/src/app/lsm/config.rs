@@ -53,6 +53,12 @@ pub struct LsmConfig {
     /// many gets that had to probe another table too is compacted into
     /// the next level.
     pub seek_compaction: bool,
+    /// Most pages one page-aligned data block may span (RemapCom's layout,
+    /// `remap = "base" | "full"`): a block closes at the first page
+    /// boundary past `block_bytes` where at most 1/32 of it is padding, or
+    /// at this many pages. 1: one page per block, as the paper's 4 KiB
+    /// blocks (more unchanged blocks, more padding with large values).
+    pub aligned_block_max_pages: u32,
 }
 
 impl Default for LsmConfig {
@@ -67,6 +73,7 @@ impl Default for LsmConfig {
             sstable_bytes: 2 << 20,
             remap: RemapMode::Off,
             seek_compaction: false,
+            aligned_block_max_pages: 8,
         }
     }
 }
@@ -74,13 +81,18 @@ impl Default for LsmConfig {
 /// Most levels the engine accepts: level sizes grow as `level_ratio^L`.
 pub const MAX_LEVELS: u32 = 16;
 
+/// Most pages `aligned_block_max_pages` may allow.
+pub const MAX_ALIGNED_BLOCK_PAGES: u32 = 64;
+
 impl LsmConfig {
     /// Packed blocks as LevelDB writes them; RemapCom aligns them to pages
     /// so that a block is whole pages it can remap.
     pub fn layout(&self) -> Layout {
         match self.remap {
             RemapMode::Off => Layout::Packed,
-            RemapMode::Base | RemapMode::Full => Layout::Aligned,
+            RemapMode::Base | RemapMode::Full => Layout::Aligned {
+                max_pages: u64::from(self.aligned_block_max_pages),
+            },
         }
     }
 
@@ -116,6 +128,15 @@ impl LsmConfig {
         }
         if self.l1_bytes == 0 {
             return Err(ConfigError::new(key("l1_bytes"), "must be above 0"));
+        }
+        if !(1..=MAX_ALIGNED_BLOCK_PAGES).contains(&self.aligned_block_max_pages) {
+            return Err(ConfigError::new(
+                key("aligned_block_max_pages"),
+                format!(
+                    "{} is outside 1..={MAX_ALIGNED_BLOCK_PAGES}",
+                    self.aligned_block_max_pages
+                ),
+            ));
         }
         if self.sstable_bytes < u64::from(self.block_bytes) {
             return Err(ConfigError::new(

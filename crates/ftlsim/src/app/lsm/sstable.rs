@@ -10,7 +10,7 @@
 //! aligned block fills its pages and closes before an entry that would
 //! start a new page, once it holds at least `block_bytes` of pages and
 //! leaves at most [`ALIGNED_WASTE_DIVISOR`]th of them empty (or spans
-//! [`ALIGNED_MAX_BLOCK_PAGES`]): entries that divide a page badly (1 KiB
+//! `lsm.aligned_block_max_pages`, 8 by default): entries that divide a page badly (1 KiB
 //! values: 3 fit a 4 KiB page, 25 % of it padding) make blocks of a few
 //! pages instead (19 in five pages, 2.4 % padding), as LevelDB's blocks
 //! of such entries also pass `block_bytes`. Entries that divide a page
@@ -36,17 +36,14 @@ pub const FOOTER_BYTES: u64 = 48;
 /// An aligned block may close once at most this fraction (1/N) of its
 /// pages is padding.
 pub const ALIGNED_WASTE_DIVISOR: u64 = 32;
-/// An aligned block closes at this many pages whatever its padding.
-pub const ALIGNED_MAX_BLOCK_PAGES: u64 = 8;
 
 /// Whether an aligned block of `bytes` may close before an entry that
 /// would start a new page: its pages reach `block_bytes` and are either
-/// little padding or already [`ALIGNED_MAX_BLOCK_PAGES`].
-fn aligned_block_done(bytes: u64, block_bytes: u64, page_bytes: u64) -> bool {
+/// little padding or already `max_pages`.
+fn aligned_block_done(bytes: u64, block_bytes: u64, page_bytes: u64, max_pages: u64) -> bool {
     let room = bytes.next_multiple_of(page_bytes);
     room >= block_bytes
-        && ((room - bytes) * ALIGNED_WASTE_DIVISOR <= room
-            || room >= ALIGNED_MAX_BLOCK_PAGES * page_bytes)
+        && ((room - bytes) * ALIGNED_WASTE_DIVISOR <= room || room >= max_pages * page_bytes)
 }
 
 /// Whether an aligned block of `n` entries and `payload_bytes` closes
@@ -57,12 +54,13 @@ fn aligned_block_closes_before(
     entry_bytes: u64,
     block_bytes: u64,
     page_bytes: u64,
+    max_pages: u64,
 ) -> bool {
     let bytes = self::block_bytes(n, payload_bytes);
     n > 0
         && self::block_bytes(n + 1, payload_bytes + entry_bytes)
             > bytes.next_multiple_of(page_bytes)
-        && aligned_block_done(bytes, block_bytes, page_bytes)
+        && aligned_block_done(bytes, block_bytes, page_bytes, max_pages)
 }
 
 /// Bytes of a block holding `entries` entries of `payload_bytes` in all.
@@ -77,8 +75,8 @@ pub enum Layout {
     Packed,
     /// Each on a page boundary, whole pages, closed before an entry that
     /// would start a new page once the block reaches `block_bytes` with
-    /// little padding (RemapCom).
-    Aligned,
+    /// little padding or spans `max_pages` pages (RemapCom).
+    Aligned { max_pages: u64 },
 }
 
 /// One data block.
@@ -218,7 +216,7 @@ impl Table {
             let payload: u64 = b.entries.iter().map(Entry::size_bytes).sum();
             let full_before_last = match layout {
                 Layout::Packed => b.size_bytes - last.size_bytes() >= block_bytes,
-                Layout::Aligned => {
+                Layout::Aligned { max_pages } => {
                     let oversize = |e: &Entry| self::block_bytes(1, e.size_bytes()) > block_bytes;
                     (n > 1 && b.entries.iter().any(oversize))
                         || aligned_block_closes_before(
@@ -227,6 +225,7 @@ impl Table {
                             last.size_bytes(),
                             block_bytes,
                             page_bytes,
+                            max_pages,
                         )
                 }
             };
@@ -316,17 +315,22 @@ impl TableBuilder {
         let n = self.pending.len() as u64;
         // An entry larger than a block gets a block of its own.
         let oversize = block_bytes(1, size) > self.block_bytes;
-        if self.layout == Layout::Aligned
-            && n > 0
-            && (oversize
+        let aligned = match self.layout {
+            Layout::Aligned { max_pages } => Some(max_pages),
+            Layout::Packed => None,
+        };
+        let close_first = aligned.filter(|_| n > 0).is_some_and(|max_pages| {
+            oversize
                 || aligned_block_closes_before(
                     n,
                     self.pending_payload_bytes,
                     size,
                     self.block_bytes,
                     self.page_bytes,
-                ))
-        {
+                    max_pages,
+                )
+        });
+        if close_first {
             self.close_block();
         }
         self.pending_payload_bytes += size;
@@ -348,7 +352,7 @@ impl TableBuilder {
         };
         if (self.layout == Layout::Packed
             && block_bytes(n + 1, self.pending_payload_bytes) >= self.block_bytes)
-            || (self.layout == Layout::Aligned && oversize)
+            || (aligned.is_some() && oversize)
         {
             self.close_block();
         }
@@ -375,7 +379,7 @@ impl TableBuilder {
         });
         let offset_bytes = match self.layout {
             Layout::Packed => self.data_bytes,
-            Layout::Aligned => self.data_bytes.next_multiple_of(self.page_bytes),
+            Layout::Aligned { .. } => self.data_bytes.next_multiple_of(self.page_bytes),
         };
         let end = offset_bytes + size_bytes;
         let first_page = offset_bytes / self.page_bytes;
@@ -530,6 +534,8 @@ mod tests {
     use super::super::files::tests::mem;
     use super::*;
 
+    const ALIGNED: Layout = Layout::Aligned { max_pages: 8 };
+
     fn entry(i: u32, value_bytes: u32) -> Entry {
         Entry {
             key: format!("key{i:06}").into_bytes(),
@@ -544,13 +550,13 @@ mod tests {
     #[test]
     fn aligned_blocks_fill_to_block_bytes_and_lookups_find_keys() {
         let mut files = Files::new(mem(1024), 4096);
-        let mut b = TableBuilder::new(4096, 4096, Layout::Aligned);
+        let mut b = TableBuilder::new(4096, 4096, ALIGNED);
         // 100 + 9 + 11 = 120 bytes per entry: 33 per block with the trailer and restarts.
         for i in 0..1000 {
             b.add(entry(i * 2, 100));
         }
         let t = b.finish(&mut files, 0).unwrap().unwrap();
-        t.check(4096, 4096, Layout::Aligned).unwrap();
+        t.check(4096, 4096, ALIGNED).unwrap();
         assert_eq!(t.blocks[0].entries.len(), 33);
         assert!(t.blocks.iter().all(|b| b.pages == 1));
         assert_eq!(t.data_pages(), 1000u64.div_ceil(33));
@@ -565,7 +571,7 @@ mod tests {
         assert!(t.bloom.may_contain(b"key001000"));
         // Two tables of the same entries have the same data block fingerprints.
         // Equal blocks at other places in another file: equal pages.
-        let mut b2 = TableBuilder::new(4096, 4096, Layout::Aligned);
+        let mut b2 = TableBuilder::new(4096, 4096, ALIGNED);
         for i in 66..1000 {
             b2.add(entry(i * 2, 100));
         }
@@ -580,30 +586,39 @@ mod tests {
     #[test]
     fn aligned_blocks_of_entries_that_divide_a_page_badly_span_pages() {
         let mut files = Files::new(mem(1024), 4096);
-        let mut b = TableBuilder::new(4096, 4096, Layout::Aligned);
+        let mut b = TableBuilder::new(4096, 4096, ALIGNED);
         // 1020 bytes an entry: 4 fill a page but for 3 bytes: one page.
         for i in 0..40 {
             b.add(entry(i, 1000));
         }
         let t = b.finish(&mut files, 0).unwrap().unwrap();
-        t.check(4096, 4096, Layout::Aligned).unwrap();
+        t.check(4096, 4096, ALIGNED).unwrap();
         assert_eq!((t.blocks[0].entries.len(), t.blocks[0].pages), (4, 1));
         // 1052 bytes an entry (1 KiB values): 3 a page would leave 22 %
         // of it empty; 19 in five pages leave 2.4 %.
-        let mut b = TableBuilder::new(4096, 4096, Layout::Aligned);
+        let mut b = TableBuilder::new(4096, 4096, ALIGNED);
         for i in 0..100 {
             b.add(entry(i, 1032));
         }
         let t = b.finish(&mut files, 0).unwrap().unwrap();
-        t.check(4096, 4096, Layout::Aligned).unwrap();
+        t.check(4096, 4096, ALIGNED).unwrap();
         let first = &t.blocks[0];
         assert_eq!((first.entries.len(), first.pages), (19, 5));
         assert_eq!(t.blocks[1].offset_bytes, 5 * 4096);
+        // At most one page a block (the paper's 4 KiB blocks): 3 entries.
+        let one_page = Layout::Aligned { max_pages: 1 };
+        let mut b1 = TableBuilder::new(4096, 4096, one_page);
+        for i in 0..100 {
+            b1.add(entry(i, 1032));
+        }
+        let t1 = b1.finish(&mut files, 0).unwrap().unwrap();
+        t1.check(4096, 4096, one_page).unwrap();
+        assert_eq!((t1.blocks[0].entries.len(), t1.blocks[0].pages), (3, 1));
         // The check catches a block that should have closed earlier.
         let mut bad = t.clone();
         let moved = bad.blocks[1].entries.remove(0);
         bad.blocks[0].entries.push(moved);
-        let e = bad.check(4096, 4096, Layout::Aligned).unwrap_err();
+        let e = bad.check(4096, 4096, ALIGNED).unwrap_err();
         assert!(e.contains("full before its last entry"), "{e}");
     }
 
@@ -634,12 +649,12 @@ mod tests {
     #[test]
     fn an_entry_larger_than_a_block_gets_a_block_of_its_own() {
         let mut files = Files::new(mem(64), 4096);
-        let mut b = TableBuilder::new(4096, 4096, Layout::Aligned);
+        let mut b = TableBuilder::new(4096, 4096, ALIGNED);
         b.add(entry(1, 100));
         b.add(entry(2, 10_000));
         b.add(entry(3, 100));
         let t = b.finish(&mut files, 0).unwrap().unwrap();
-        t.check(4096, 4096, Layout::Aligned).unwrap();
+        t.check(4096, 4096, ALIGNED).unwrap();
         assert_eq!(t.blocks.len(), 3);
         assert_eq!(t.blocks[1].pages, 3);
         assert_eq!(t.blocks[2].first_page, 4);
