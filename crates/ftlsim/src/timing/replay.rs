@@ -57,6 +57,12 @@ impl Replay {
     /// effect (the arrivals say when requests enter).
     pub fn begin_batch(&mut self) {
         if self.mode == TimingMode::Closed && self.batch_queue_depth.is_none() {
+            // The batch enters when the next request would have: once a
+            // slot is free.
+            if self.outstanding.len() >= self.queue_depth {
+                let free_at = self.outstanding.peek().expect("full queue").0;
+                self.last_issue_at = self.last_issue_at.max(free_at);
+            }
             self.batch_queue_depth = Some(self.queue_depth);
             self.queue_depth = usize::MAX;
         }
