@@ -224,7 +224,7 @@ fn get_heavy_steps(seed: u64, gets: usize) -> Vec<Step> {
     for i in 0..gets as u64 {
         let r = splitmix64(seed ^ i);
         let k = (r % 300) as u16;
-        steps.push(if r % 20 == 0 {
+        steps.push(if r.is_multiple_of(20) {
             Step::Put(k, 40, r)
         } else {
             Step::Get(k)
