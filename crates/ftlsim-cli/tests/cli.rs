@@ -495,6 +495,11 @@ fn bad_ycsb_input_is_named() {
         ("lsm.level_ratio=1", "lsm.level_ratio"),
         ("ftl.remap=false", "lsm.remap"),
         ("lsm.remap=\"partial\"", "lsm.remap"),
+        ("lsm.seek_compaction=3", "lsm.seek_compaction"),
+        (
+            "lsm.aligned_block_max_pages=0",
+            "lsm.aligned_block_max_pages",
+        ),
     ];
     for (set, key) in bad {
         assert_rejected(&["run", cfg, "--set", set], key);

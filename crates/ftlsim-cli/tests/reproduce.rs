@@ -414,9 +414,11 @@ fn log_on_log_quick_shows_the_papers_directions() {
     assert!(tcwa("zoned", "on-zones") < tcwa("zoned", "over-ftl"));
 }
 
-/// `reproduce remapcom --quick`: on Load and A with 100-byte values, full
-/// RemapCom's engine WA ≤ RemapCom-Base's < LevelDB-like compaction's,
-/// with pages remapped and the UDB ratio reported.
+/// `reproduce remapcom --quick`: on Load and A at every value size of the
+/// grid, full RemapCom's total WA (NAND bytes per user byte) ≤
+/// RemapCom-Base's ≤ LevelDB-like compaction's, and at every level ≥ 2
+/// each remapping mode writes fewer pages than the baseline; pages are
+/// remapped and the UDB ratio reported.
 #[test]
 fn remapcom_quick_grid_keeps_the_papers_direction() {
     let out = ftlsim(&["reproduce", "remapcom", "--quick", "--json"]);
@@ -427,16 +429,36 @@ fn remapcom_quick_grid_keeps_the_papers_direction() {
     );
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     for w in ["load", "a"] {
-        let wa = |variant: &str| {
-            let lsm = &v["workloads"][w][variant]["lsm"];
-            assert!(lsm["levels"][2]["udb_ratio"].is_number(), "{w} {variant}");
-            num(lsm, "engine_wa")
-        };
-        let (off, base, full) = (wa("off-100"), wa("base-100"), wa("full-100"));
-        assert!(
-            full <= base && base < off,
-            "{w}: full {full} base {base} off {off}"
-        );
-        assert!(num(&v["workloads"][w]["full-100"]["lsm"], "remapped_pages") > 0.0);
+        for size in [100, 256, 1024] {
+            let lsm = |mode: &str| &v["workloads"][w][format!("{mode}-{size}")]["lsm"];
+            let (off, base, full) = (lsm("off"), lsm("base"), lsm("full"));
+            for l in [off, base, full] {
+                assert!(l["levels"][2]["udb_ratio"].is_number(), "{w} {size}");
+            }
+            let (wo, wb, wf) = (num(off, "tcwa"), num(base, "tcwa"), num(full, "tcwa"));
+            assert!(
+                wf <= wb && wb < wo,
+                "{w} {size} B: total WA full {wf} base {wb} off {wo}"
+            );
+            assert!(num(full, "remapped_pages") > 0.0, "{w} {size}");
+            let levels = off["levels"].as_array().expect("levels");
+            let mut deep_levels = 0;
+            for level in 2..levels.len() {
+                let pages = |l: &Value| num(&l["levels"][level], "compaction_write_pages");
+                if pages(off) == 0.0 {
+                    continue;
+                }
+                deep_levels += 1;
+                for (mode, l) in [("base", base), ("full", full)] {
+                    assert!(
+                        pages(l) < pages(off),
+                        "{w} {size} B level {level}: {mode} writes {} pages, off {}",
+                        pages(l),
+                        pages(off)
+                    );
+                }
+            }
+            assert!(deep_levels > 0, "{w} {size} B: compaction reached level 2");
+        }
     }
 }

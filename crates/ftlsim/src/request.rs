@@ -183,6 +183,13 @@ pub trait BlockDevice {
     /// Information from above; a layer may act on it and pass it down.
     fn hint(&mut self, _hint: Hint) {}
 
+    /// The requests until [`BlockDevice::end_batch`] are one file's
+    /// writeback: a timed device lets them enter together, and the caller
+    /// goes on once all have completed. Untimed devices ignore it.
+    fn begin_batch(&mut self) {}
+
+    fn end_batch(&mut self) {}
+
     /// `lpn` will be used soon: start fetching what it touches.
     #[inline]
     fn prefetch(&self, _lpn: u64) {}

@@ -216,6 +216,67 @@ proptest! {
     }
 }
 
+/// Steps of a get-heavy run: 300 puts, then 95 % gets and 5 % puts.
+fn get_heavy_steps(seed: u64, gets: usize) -> Vec<Step> {
+    let mut steps: Vec<Step> = (0..300u16)
+        .map(|k| Step::Put(k, 40, u64::from(k)))
+        .collect();
+    for i in 0..gets as u64 {
+        let r = splitmix64(seed ^ i);
+        let k = (r % 300) as u16;
+        steps.push(if r.is_multiple_of(20) {
+            Step::Put(k, 40, r)
+        } else {
+            Step::Get(k)
+        });
+    }
+    steps
+}
+
+/// Seek compaction (LevelDB's `allowed_seeks`): a get-heavy run sets off
+/// seek compactions (none when off), and the answers, the engine's and the
+/// device's invariants and the device content stay right, remap on or off.
+#[test]
+fn seek_compaction_runs_on_a_get_heavy_load_and_keeps_the_reference() {
+    let steps = get_heavy_steps(7, 20_000);
+    let mut seeks = Vec::new();
+    for (seek_compaction, remap) in [
+        (false, RemapMode::Off),
+        (true, RemapMode::Off),
+        (true, RemapMode::Full),
+    ] {
+        let config = LsmConfig {
+            seek_compaction,
+            remap,
+            ..tiny_with(4, 4)
+        };
+        let mut db = tiny_remap_db(&config);
+        run(&mut db, &steps).unwrap();
+        seeks.push(db.stats().seek_compactions);
+    }
+    assert_eq!(seeks[0], 0, "off: no seek compaction");
+    assert!(seeks[1] > 0 && seeks[2] > 0, "{seeks:?}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+
+    /// Random steps with seek compaction on: the reference holds.
+    #[test]
+    fn engine_with_seek_compaction_matches_btreemap(
+        steps in steps(300, 500..2500),
+        l0_trigger in 1..6u32,
+        remap in prop_oneof![Just(RemapMode::Off), Just(RemapMode::Full)],
+    ) {
+        let mut db = tiny_remap_db(&LsmConfig {
+            seek_compaction: true,
+            remap,
+            ..tiny_with(l0_trigger, 3)
+        });
+        run(&mut db, &steps)?;
+    }
+}
+
 /// A fixed long sequence reaches every level, with merges into each.
 #[test]
 fn long_run_compacts_into_every_level() {

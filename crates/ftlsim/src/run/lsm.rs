@@ -64,6 +64,18 @@ impl BlockDevice for LsmDevice {
     fn hint(&mut self, hint: Hint) {
         self.ssd.hint(hint)
     }
+
+    fn begin_batch(&mut self) {
+        if let Some(t) = self.timer.as_mut() {
+            t.begin_batch();
+        }
+    }
+
+    fn end_batch(&mut self) {
+        if let Some(t) = self.timer.as_mut() {
+            t.end_batch();
+        }
+    }
 }
 
 /// The engine and the operations of one YCSB run.
@@ -280,6 +292,7 @@ impl LsmRun {
             unchanged_input_blocks: s.levels.iter().map(|l| l.unchanged_input_blocks).sum(),
             remapped_blocks: s.levels.iter().map(|l| l.remapped_blocks).sum(),
             remapped_pages: s.remapped_pages(),
+            seek_compactions: s.seek_compactions,
             kv_ops_per_sec: sim_time_ns
                 .filter(|&t| t > 0)
                 .map(|t| self.measured_ops as f64 * 1e9 / t as f64),
@@ -336,6 +349,8 @@ pub struct LsmReport {
     pub unchanged_input_blocks: u64,
     pub remapped_blocks: u64,
     pub remapped_pages: u64,
+    /// Compactions of tables that ran out of seeks (`lsm.seek_compaction`).
+    pub seek_compactions: u64,
     /// Operations per simulated second (timing model on).
     pub kv_ops_per_sec: Option<f64>,
     /// Simulated latency of an operation, first request's arrival to last

@@ -243,6 +243,17 @@ impl Timer {
         })
     }
 
+    /// The requests until [`Timer::end_batch`] enter the device together
+    /// (closed loop): one file's writeback after its writer syncs it.
+    pub fn begin_batch(&mut self) {
+        self.replay.begin_batch();
+    }
+
+    /// Ends a batch: the next request enters once all of it has completed.
+    pub fn end_batch(&mut self) {
+        self.replay.end_batch();
+    }
+
     /// Ends the request `ticket` began: its flash operations (logged by
     /// `ssd` since `begin`) are scheduled, and it completes when the last
     /// one has. A write that triggered GC completes when that GC has

@@ -21,6 +21,8 @@ pub struct Replay {
     /// issued (closed loop, full queue): its completion replaces the heap top.
     reuse_top: bool,
     last_issue_at: u64,
+    /// The queue depth to restore when a batch ends (closed loop, in a batch).
+    batch_queue_depth: Option<usize>,
 }
 
 impl Replay {
@@ -32,6 +34,7 @@ impl Replay {
             outstanding: BinaryHeap::with_capacity(queue_depth as usize),
             reuse_top: false,
             last_issue_at: 0,
+            batch_queue_depth: None,
         }
     }
 
@@ -43,6 +46,39 @@ impl Replay {
         self.outstanding.clear();
         self.reuse_top = false;
         self.last_issue_at = 0;
+        if let Some(depth) = self.batch_queue_depth.take() {
+            self.queue_depth = depth;
+        }
+    }
+
+    /// Closed loop: the requests until [`Replay::end_batch`] enter the
+    /// device together, as the writeback of one file's pages does when its
+    /// writer syncs it (no queue-depth limit among them). Open loop: no
+    /// effect (the arrivals say when requests enter).
+    pub fn begin_batch(&mut self) {
+        if self.mode == TimingMode::Closed && self.batch_queue_depth.is_none() {
+            // The batch enters when the next request would have: once a
+            // slot is free.
+            if self.outstanding.len() >= self.queue_depth {
+                let free_at = self.outstanding.peek().expect("full queue").0;
+                self.last_issue_at = self.last_issue_at.max(free_at);
+            }
+            self.batch_queue_depth = Some(self.queue_depth);
+            self.queue_depth = usize::MAX;
+        }
+    }
+
+    /// Ends a batch: the caller has waited for every request in the device,
+    /// so the next one enters once the last has completed.
+    pub fn end_batch(&mut self) {
+        let Some(depth) = self.batch_queue_depth.take() else {
+            return;
+        };
+        self.queue_depth = depth;
+        let drained = self.drained_at();
+        self.outstanding.clear();
+        self.outstanding.push(Reverse(drained));
+        self.last_issue_at = drained;
     }
 
     /// When the next request enters the device. Closed loop: as soon as a
@@ -124,6 +160,33 @@ mod tests {
         assert_eq!(r.issue_at(0), 10);
         r.complete(30);
         assert_eq!(r.drained_at(), 30);
+    }
+
+    #[test]
+    fn a_batch_enters_together_and_the_next_request_waits_for_all_of_it() {
+        let mut r = Replay::new(TimingMode::Closed, 1);
+        assert_eq!(r.issue_at(0), 0);
+        r.complete(10);
+        r.begin_batch();
+        // Three requests at once, past the queue depth of 1.
+        for done in [30, 50, 20] {
+            assert_eq!(r.issue_at(0), 10);
+            r.complete(done);
+        }
+        r.end_batch();
+        // The caller waited for the last of them (50), not the first (20).
+        assert_eq!(r.issue_at(0), 50);
+        r.complete(60);
+        assert_eq!(r.issue_at(0), 60);
+        r.complete(70);
+        // Open loop: a batch changes nothing.
+        let mut o = Replay::new(TimingMode::Open, 1);
+        o.begin_batch();
+        assert_eq!(o.issue_at(5), 5);
+        o.complete(50);
+        assert_eq!(o.issue_at(10), 50);
+        o.complete(60);
+        o.end_batch();
     }
 
     #[test]

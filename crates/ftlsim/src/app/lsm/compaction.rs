@@ -75,6 +75,27 @@ pub fn pick(version: &Version, config: &LsmConfig, pointers: &[Option<Vec<u8>>])
         // Level 0: the oldest table, so data moves down in order.
         _ => 0,
     };
+    choose(version, config, level, first)
+}
+
+/// The compaction of table `index` of `level` that ran out of seeks
+/// (LevelDB's seek compaction, done when no level is over its target):
+/// the table, with its overlapping level-0 tables at level 0, into
+/// `level + 1`. `None` at the last level, which is never compacted.
+pub fn pick_seek(
+    version: &Version,
+    config: &LsmConfig,
+    level: usize,
+    index: usize,
+) -> Option<Choice> {
+    (level + 1 < version.levels.len() && index < version.levels[level].len())
+        .then(|| choose(version, config, level, index))
+}
+
+/// Compacts table `first` of `level` (and at level 0 the tables meeting
+/// it) with what overlaps it at `level + 1`, or moves it when it may.
+fn choose(version: &Version, config: &LsmConfig, level: usize, first: usize) -> Choice {
+    let tables = &version.levels[level];
     let mut inputs = vec![first];
     let (mut lo, mut hi) = (tables[first].smallest(), tables[first].largest());
     if level == 0 {

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::sstable::Layout;
 use crate::error::ConfigError;
 
 /// What compaction does with unchanged data blocks (RemapCom).
@@ -48,6 +49,16 @@ pub struct LsmConfig {
     pub sstable_bytes: u64,
     /// RemapCom mode: `off`, `base` or `full`.
     pub remap: RemapMode,
+    /// LevelDB's seek compaction: a table that gets probed first by too
+    /// many gets that had to probe another table too is compacted into
+    /// the next level.
+    pub seek_compaction: bool,
+    /// Most pages one page-aligned data block may span (RemapCom's layout,
+    /// `remap = "base" | "full"`): a block closes at the first page
+    /// boundary past `block_bytes` where at most 1/32 of it is padding, or
+    /// at this many pages. 1: one page per block, as the paper's 4 KiB
+    /// blocks (more unchanged blocks, more padding with large values).
+    pub aligned_block_max_pages: u32,
 }
 
 impl Default for LsmConfig {
@@ -61,6 +72,8 @@ impl Default for LsmConfig {
             l1_bytes: 10 << 20,
             sstable_bytes: 2 << 20,
             remap: RemapMode::Off,
+            seek_compaction: false,
+            aligned_block_max_pages: 8,
         }
     }
 }
@@ -68,7 +81,21 @@ impl Default for LsmConfig {
 /// Most levels the engine accepts: level sizes grow as `level_ratio^L`.
 pub const MAX_LEVELS: u32 = 16;
 
+/// Most pages `aligned_block_max_pages` may allow.
+pub const MAX_ALIGNED_BLOCK_PAGES: u32 = 64;
+
 impl LsmConfig {
+    /// Packed blocks as LevelDB writes them; RemapCom aligns them to pages
+    /// so that a block is whole pages it can remap.
+    pub fn layout(&self) -> Layout {
+        match self.remap {
+            RemapMode::Off => Layout::Packed,
+            RemapMode::Base | RemapMode::Full => Layout::Aligned {
+                max_pages: u64::from(self.aligned_block_max_pages),
+            },
+        }
+    }
+
     /// Checks every key; the error names it as `{prefix}.key`.
     pub fn validate(&self, prefix: &str) -> Result<(), ConfigError> {
         let key = |k: &str| format!("{prefix}.{k}");
@@ -101,6 +128,15 @@ impl LsmConfig {
         }
         if self.l1_bytes == 0 {
             return Err(ConfigError::new(key("l1_bytes"), "must be above 0"));
+        }
+        if !(1..=MAX_ALIGNED_BLOCK_PAGES).contains(&self.aligned_block_max_pages) {
+            return Err(ConfigError::new(
+                key("aligned_block_max_pages"),
+                format!(
+                    "{} is outside 1..={MAX_ALIGNED_BLOCK_PAGES}",
+                    self.aligned_block_max_pages
+                ),
+            ));
         }
         if self.sstable_bytes < u64::from(self.block_bytes) {
             return Err(ConfigError::new(

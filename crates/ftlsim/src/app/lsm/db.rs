@@ -9,12 +9,12 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
 
 use super::compaction::{self, Choice};
-use super::config::{LsmConfig, RemapMode};
+use super::config::LsmConfig;
 use super::entry::{self, Entry, Value};
-use super::files::Files;
+use super::files::{FileId, Files};
 use super::memtable::Memtable;
 use super::merge_output::MergeOutput;
-use super::sstable::{Layout, Table, TableBuilder, CONTEXT_COMPACTION, CONTEXT_FLUSH};
+use super::sstable::{Table, TableBuilder, CONTEXT_COMPACTION, CONTEXT_FLUSH};
 use super::stats::{LevelStats, LsmStats};
 use super::udb::{InputBlock, Tag};
 use super::version::Version;
@@ -36,6 +36,8 @@ pub struct Db<D: BlockDevice> {
     seq: u64,
     /// Per level, the largest key of its last compaction (round robin).
     pointers: Vec<Option<Vec<u8>>>,
+    /// The table that ran out of seeks, waiting for a seek compaction.
+    file_to_compact: Option<(usize, FileId)>,
     stats: LsmStats,
 }
 
@@ -65,6 +67,7 @@ impl<D: BlockDevice> Db<D> {
             version: Version::new(levels),
             seq: 0,
             pointers: vec![None; levels],
+            file_to_compact: None,
             stats,
         })
     }
@@ -105,7 +108,12 @@ impl<D: BlockDevice> Db<D> {
         if let Some(v) = self.mem.get(key) {
             return Ok(v);
         }
-        for (level, tables) in self.version.levels.iter().enumerate() {
+        // LevelDB charges a get that probed more than one table to the
+        // first table it probed (filter checks count: they are probes).
+        let mut first_probe: Option<(usize, usize)> = None;
+        let mut charged: Option<(usize, usize)> = None;
+        let mut found = None;
+        'levels: for (level, tables) in self.version.levels.iter().enumerate() {
             let candidates: Vec<usize> = if level == 0 {
                 (0..tables.len())
                     .rev()
@@ -119,6 +127,11 @@ impl<D: BlockDevice> Db<D> {
                     .collect()
             };
             for i in candidates {
+                match first_probe {
+                    None => first_probe = Some((level, i)),
+                    Some(first) if charged.is_none() => charged = Some(first),
+                    Some(_) => {}
+                }
                 let t = &tables[i];
                 if !t.bloom.may_contain(key) {
                     self.stats.bloom_skips += 1;
@@ -130,11 +143,27 @@ impl<D: BlockDevice> Db<D> {
                 t.read_block(&mut self.files, block)?;
                 self.stats.lookup_block_reads += 1;
                 if let Some(e) = t.find_in_block(block, key) {
-                    return Ok(e.value);
+                    found = Some(e.value);
+                    break 'levels;
                 }
             }
         }
-        Ok(None)
+        if let (true, Some((level, i))) = (self.config.seek_compaction, charged) {
+            self.charge_seek(level, i)?;
+        }
+        Ok(found.flatten())
+    }
+
+    /// Takes one seek from table `index` of `level`; when it has none left,
+    /// it is compacted (unless another table already waits for that).
+    fn charge_seek(&mut self, level: usize, index: usize) -> Result<(), SimError> {
+        let t = &mut self.version.levels[level][index];
+        t.allowed_seeks = t.allowed_seeks.saturating_sub(1);
+        if t.allowed_seeks > 0 || self.file_to_compact.is_some() {
+            return Ok(());
+        }
+        self.file_to_compact = Some((level, t.file));
+        self.compact()
     }
 
     /// Up to `limit` live entries with keys ≥ `start`, in key order, reading
@@ -227,7 +256,7 @@ impl<D: BlockDevice> Db<D> {
         let mut builder = TableBuilder::new(
             self.config.block_bytes,
             self.files.page_bytes(),
-            self.layout(),
+            self.config.layout(),
         );
         for e in entries {
             builder.add(e);
@@ -252,7 +281,17 @@ impl<D: BlockDevice> Db<D> {
 
     fn compact(&mut self) -> Result<(), SimError> {
         for _ in 0..MAX_COMPACTIONS_PER_FLUSH {
-            match compaction::pick(&self.version, &self.config, &self.pointers) {
+            let choice = match compaction::pick(&self.version, &self.config, &self.pointers) {
+                Choice::Nothing => match self.seek_choice() {
+                    Some(c) => {
+                        self.stats.seek_compactions += 1;
+                        c
+                    }
+                    None => return Ok(()),
+                },
+                c => c,
+            };
+            match choice {
                 Choice::Nothing => return Ok(()),
                 Choice::Move { level, index } => {
                     let table = self.version.levels[level].remove(index);
@@ -270,6 +309,16 @@ impl<D: BlockDevice> Db<D> {
         Err(SimError::Invariant(format!(
             "lsm: {MAX_COMPACTIONS_PER_FLUSH} compactions after one flush; compaction does not converge"
         )))
+    }
+
+    /// The seek compaction of the table that ran out of seeks, if it is
+    /// still where it was (a compaction since may have taken it).
+    fn seek_choice(&mut self) -> Option<Choice> {
+        let (level, file) = self.file_to_compact.take()?;
+        let index = self.version.levels[level]
+            .iter()
+            .position(|t| t.file == file)?;
+        compaction::pick_seek(&self.version, &self.config, level, index)
     }
 
     /// Merges tables `inputs` of `level` and `next_inputs` of `level + 1`
@@ -328,7 +377,7 @@ impl<D: BlockDevice> Db<D> {
         let result = MergeOutput::new(
             &self.config,
             self.files.page_bytes(),
-            self.layout(),
+            self.config.layout(),
             CONTEXT_COMPACTION + out_level as u64,
             grandparents,
             &input_blocks,
@@ -371,15 +420,6 @@ impl<D: BlockDevice> Db<D> {
         s.file_trim_pages = c.trim_pages;
         s.file_remap_pages = c.remap_pages;
         s
-    }
-
-    /// Packed blocks as LevelDB writes them; RemapCom aligns them to pages
-    /// so that a block is whole pages it can remap.
-    fn layout(&self) -> Layout {
-        match self.config.remap {
-            RemapMode::Off => Layout::Packed,
-            RemapMode::Base | RemapMode::Full => Layout::Aligned,
-        }
     }
 
     pub fn config(&self) -> &LsmConfig {

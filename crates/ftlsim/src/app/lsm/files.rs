@@ -243,6 +243,9 @@ impl<D: BlockDevice> Files<D> {
         let mut at = 0usize;
         let mut remapped = 0u64;
         let mut failed = None;
+        // The runs are one file's writeback (the writer syncs the whole
+        // file): they enter the device together rather than one by one.
+        self.device.begin_batch();
         'extents: for &(first, len) in &got {
             push_extent(&mut meta.extents, first, len);
             // Split the extent into runs: pages written, or pages remapped
@@ -283,6 +286,7 @@ impl<D: BlockDevice> Files<D> {
             }
             at = end;
         }
+        self.device.end_batch();
         meta.fingerprints.extend_from_slice(fingerprints);
         if let Some(e) = failed {
             self.scratch = got;

@@ -10,7 +10,10 @@
 //!   an unchanged one is retained whole (the open output block is cut
 //!   before it and after it, leaving that block short: internal
 //!   fragmentation) and remapped, a changed one flows into the output as
-//!   its entries would have without RemapCom.
+//!   its entries would have without RemapCom. An unchanged block shorter
+//!   than half of `block_bytes` (a fragment an earlier retention cut left)
+//!   is not retained but re-packed with its neighbours, so that fragments
+//!   do not pile up in the bottom level merge after merge.
 
 use super::compaction::{Merged, GRANDPARENT_OVERLAP_FILES};
 use super::config::{LsmConfig, RemapMode};
@@ -20,6 +23,10 @@ use super::sstable::{Layout, Table, TableBuilder};
 use super::udb::{InputBlock, Step, Tag, UdbState, UdbTracker};
 use crate::error::SimError;
 use crate::request::BlockDevice;
+
+/// An unchanged input block is retained whole only when it holds at least
+/// `block_bytes / RETAIN_MIN_DIVISOR` bytes of entries.
+pub const RETAIN_MIN_DIVISOR: u64 = 2;
 
 /// What one merge produced.
 #[derive(Debug, Default)]
@@ -139,10 +146,18 @@ impl<'a> MergeOutput<'a> {
         let Some((first, _)) = held.first() else {
             return Ok(());
         };
+        let held_bytes: u64 = held.iter().map(|(e, _)| e.size_bytes()).sum();
+        if held_bytes * RETAIN_MIN_DIVISOR < u64::from(self.config.block_bytes) {
+            // A fragment: its entries go out as they would have without
+            // RemapCom (a block that then happens to match is still remapped).
+            for (e, tag) in held {
+                self.add(files, e, Some(tag))?;
+            }
+            return Ok(());
+        }
         self.grandparent_cut(files, &first.key.clone())?;
         // The block goes whole into one table: if it would take the table
         // past its target size, the table ends before it.
-        let held_bytes: u64 = held.iter().map(|(e, _)| e.size_bytes()).sum();
         if !self.builder.is_empty()
             && self.builder.estimated_bytes() + held_bytes >= self.config.sstable_bytes
         {

@@ -6,8 +6,15 @@
 //! Two layouts ([`Layout`]): `Packed`, LevelDB's, where blocks follow each
 //! other byte for byte (a block is closed once it reaches `block_bytes`, so
 //! it may straddle pages), and `Aligned`, RemapCom's, where each block
-//! starts on a page boundary and is closed before it would pass
-//! `block_bytes`, so that a block is whole pages that can be remapped.
+//! starts on a page boundary and is whole pages that can be remapped. An
+//! aligned block fills its pages and closes before an entry that would
+//! start a new page, once it holds at least `block_bytes` of pages and
+//! leaves at most [`ALIGNED_WASTE_DIVISOR`]th of them empty (or spans
+//! `lsm.aligned_block_max_pages`, 8 by default): entries that divide a page badly (1 KiB
+//! values: 3 fit a 4 KiB page, 25 % of it padding) make blocks of a few
+//! pages instead (19 in five pages, 2.4 % padding), as LevelDB's blocks
+//! of such entries also pass `block_bytes`. Entries that divide a page
+//! well (100 or 256-byte values: 1.5 to 3 % padding) keep one-page blocks.
 
 use super::bloom::Bloom;
 use super::entry::{Entry, ENTRY_OVERHEAD_BYTES};
@@ -26,6 +33,35 @@ pub const RESTART_INTERVAL: u64 = 16;
 pub const BLOCK_HANDLE_BYTES: u64 = 6;
 /// The table footer.
 pub const FOOTER_BYTES: u64 = 48;
+/// An aligned block may close once at most this fraction (1/N) of its
+/// pages is padding.
+pub const ALIGNED_WASTE_DIVISOR: u64 = 32;
+
+/// Whether an aligned block of `bytes` may close before an entry that
+/// would start a new page: its pages reach `block_bytes` and are either
+/// little padding or already `max_pages`.
+fn aligned_block_done(bytes: u64, block_bytes: u64, page_bytes: u64, max_pages: u64) -> bool {
+    let room = bytes.next_multiple_of(page_bytes);
+    room >= block_bytes
+        && ((room - bytes) * ALIGNED_WASTE_DIVISOR <= room || room >= max_pages * page_bytes)
+}
+
+/// Whether an aligned block of `n` entries and `payload_bytes` closes
+/// before an entry of `entry_bytes`.
+fn aligned_block_closes_before(
+    n: u64,
+    payload_bytes: u64,
+    entry_bytes: u64,
+    block_bytes: u64,
+    page_bytes: u64,
+    max_pages: u64,
+) -> bool {
+    let bytes = self::block_bytes(n, payload_bytes);
+    n > 0
+        && self::block_bytes(n + 1, payload_bytes + entry_bytes)
+            > bytes.next_multiple_of(page_bytes)
+        && aligned_block_done(bytes, block_bytes, page_bytes, max_pages)
+}
 
 /// Bytes of a block holding `entries` entries of `payload_bytes` in all.
 pub fn block_bytes(entries: u64, payload_bytes: u64) -> u64 {
@@ -37,8 +73,10 @@ pub fn block_bytes(entries: u64, payload_bytes: u64) -> u64 {
 pub enum Layout {
     /// Back to back, closed at or past `block_bytes` (LevelDB).
     Packed,
-    /// Each on a page boundary, closed before passing `block_bytes` (RemapCom).
-    Aligned,
+    /// Each on a page boundary, whole pages, closed before an entry that
+    /// would start a new page once the block reaches `block_bytes` with
+    /// little padding or spans `max_pages` pages (RemapCom).
+    Aligned { max_pages: u64 },
 }
 
 /// One data block.
@@ -75,6 +113,21 @@ pub struct Table {
     pub pages: u64,
     /// Bytes of the whole file (to the end of its footer).
     pub size_bytes: u64,
+    /// Gets this table may be charged before seek compaction takes it
+    /// (LevelDB's `allowed_seeks`; counts down only with
+    /// `lsm.seek_compaction`).
+    pub allowed_seeks: u64,
+}
+
+/// One seek is worth about this many bytes of compaction (LevelDB: a seek
+/// costs about as much as compacting 16 KiB, hence `file_bytes / 16 KiB`).
+pub const SEEK_COST_BYTES: u64 = 16 << 10;
+/// The fewest seeks any table is allowed (LevelDB: 100).
+pub const MIN_ALLOWED_SEEKS: u64 = 100;
+
+/// LevelDB's seek budget of a table of `size_bytes`.
+pub fn allowed_seeks(size_bytes: u64) -> u64 {
+    (size_bytes / SEEK_COST_BYTES).max(MIN_ALLOWED_SEEKS)
 }
 
 impl Table {
@@ -135,8 +188,9 @@ impl Table {
 
     /// Entries sorted in internal key order; each block where its
     /// predecessor ends (or on the next page), on the pages it claims, and
-    /// below `block_bytes` before its last entry.
-    pub fn check(&self, block_bytes: u64, page_bytes: u64) -> Result<(), String> {
+    /// not yet due to close before its last entry (packed: below
+    /// `block_bytes`; aligned: see [`Layout::Aligned`]).
+    pub fn check(&self, block_bytes: u64, page_bytes: u64, layout: Layout) -> Result<(), String> {
         let mut end = 0;
         let mut prev: Option<&Entry> = None;
         for (i, b) in self.blocks.iter().enumerate() {
@@ -158,7 +212,24 @@ impl Table {
                     self.file.0
                 ));
             }
-            if b.size_bytes - last.size_bytes() >= block_bytes {
+            let n = b.entries.len() as u64;
+            let payload: u64 = b.entries.iter().map(Entry::size_bytes).sum();
+            let full_before_last = match layout {
+                Layout::Packed => b.size_bytes - last.size_bytes() >= block_bytes,
+                Layout::Aligned { max_pages } => {
+                    let oversize = |e: &Entry| self::block_bytes(1, e.size_bytes()) > block_bytes;
+                    (n > 1 && b.entries.iter().any(oversize))
+                        || aligned_block_closes_before(
+                            n - 1,
+                            payload - last.size_bytes(),
+                            last.size_bytes(),
+                            block_bytes,
+                            page_bytes,
+                            max_pages,
+                        )
+                }
+            };
+            if full_before_last {
                 return Err(format!(
                     "table {}: block {i} of {} entries holds {} bytes, full before its last entry",
                     self.file.0,
@@ -230,7 +301,8 @@ impl TableBuilder {
     }
 
     /// Adds the next entry: packed, the block closes once it reaches
-    /// `block_bytes`; aligned, it closes first if the entry would not fit.
+    /// `block_bytes`; aligned, it closes first if the entry would start a
+    /// new page and the block is done ([`Layout::Aligned`]).
     pub fn add(&mut self, entry: Entry) {
         self.add_from(entry, None);
     }
@@ -241,10 +313,24 @@ impl TableBuilder {
     pub fn add_from(&mut self, entry: Entry, tag: Option<Tag>) {
         let size = entry.size_bytes();
         let n = self.pending.len() as u64;
-        if self.layout == Layout::Aligned
-            && n > 0
-            && block_bytes(n + 1, self.pending_payload_bytes + size) > self.block_bytes
-        {
+        // An entry larger than a block gets a block of its own.
+        let oversize = block_bytes(1, size) > self.block_bytes;
+        let aligned = match self.layout {
+            Layout::Aligned { max_pages } => Some(max_pages),
+            Layout::Packed => None,
+        };
+        let close_first = aligned.filter(|_| n > 0).is_some_and(|max_pages| {
+            oversize
+                || aligned_block_closes_before(
+                    n,
+                    self.pending_payload_bytes,
+                    size,
+                    self.block_bytes,
+                    self.page_bytes,
+                    max_pages,
+                )
+        });
+        if close_first {
             self.close_block();
         }
         self.pending_payload_bytes += size;
@@ -264,8 +350,9 @@ impl TableBuilder {
             }
             _ => PendingSource::Mixed,
         };
-        if self.layout == Layout::Packed
-            && block_bytes(n + 1, self.pending_payload_bytes) >= self.block_bytes
+        if (self.layout == Layout::Packed
+            && block_bytes(n + 1, self.pending_payload_bytes) >= self.block_bytes)
+            || (aligned.is_some() && oversize)
         {
             self.close_block();
         }
@@ -292,7 +379,7 @@ impl TableBuilder {
         });
         let offset_bytes = match self.layout {
             Layout::Packed => self.data_bytes,
-            Layout::Aligned => self.data_bytes.next_multiple_of(self.page_bytes),
+            Layout::Aligned { .. } => self.data_bytes.next_multiple_of(self.page_bytes),
         };
         let end = offset_bytes + size_bytes;
         let first_page = offset_bytes / self.page_bytes;
@@ -309,6 +396,11 @@ impl TableBuilder {
         });
         self.data_bytes = end;
         self.pending_payload_bytes = 0;
+    }
+
+    /// Payload bytes of the open block's entries (0 when none is open).
+    pub fn open_block_bytes(&self) -> u64 {
+        self.pending_payload_bytes
     }
 
     /// Bytes of the file so far (data blocks and the open block).
@@ -429,6 +521,7 @@ impl TableBuilder {
                 bloom,
                 pages,
                 size_bytes,
+                allowed_seeks: allowed_seeks(size_bytes),
             },
             remapped_blocks,
         )))
@@ -440,6 +533,8 @@ mod tests {
     use super::super::entry::Value;
     use super::super::files::tests::mem;
     use super::*;
+
+    const ALIGNED: Layout = Layout::Aligned { max_pages: 8 };
 
     fn entry(i: u32, value_bytes: u32) -> Entry {
         Entry {
@@ -455,13 +550,13 @@ mod tests {
     #[test]
     fn aligned_blocks_fill_to_block_bytes_and_lookups_find_keys() {
         let mut files = Files::new(mem(1024), 4096);
-        let mut b = TableBuilder::new(4096, 4096, Layout::Aligned);
+        let mut b = TableBuilder::new(4096, 4096, ALIGNED);
         // 100 + 9 + 11 = 120 bytes per entry: 33 per block with the trailer and restarts.
         for i in 0..1000 {
             b.add(entry(i * 2, 100));
         }
         let t = b.finish(&mut files, 0).unwrap().unwrap();
-        t.check(4096, 4096).unwrap();
+        t.check(4096, 4096, ALIGNED).unwrap();
         assert_eq!(t.blocks[0].entries.len(), 33);
         assert!(t.blocks.iter().all(|b| b.pages == 1));
         assert_eq!(t.data_pages(), 1000u64.div_ceil(33));
@@ -476,7 +571,7 @@ mod tests {
         assert!(t.bloom.may_contain(b"key001000"));
         // Two tables of the same entries have the same data block fingerprints.
         // Equal blocks at other places in another file: equal pages.
-        let mut b2 = TableBuilder::new(4096, 4096, Layout::Aligned);
+        let mut b2 = TableBuilder::new(4096, 4096, ALIGNED);
         for i in 66..1000 {
             b2.add(entry(i * 2, 100));
         }
@@ -489,6 +584,45 @@ mod tests {
     }
 
     #[test]
+    fn aligned_blocks_of_entries_that_divide_a_page_badly_span_pages() {
+        let mut files = Files::new(mem(1024), 4096);
+        let mut b = TableBuilder::new(4096, 4096, ALIGNED);
+        // 1020 bytes an entry: 4 fill a page but for 3 bytes: one page.
+        for i in 0..40 {
+            b.add(entry(i, 1000));
+        }
+        let t = b.finish(&mut files, 0).unwrap().unwrap();
+        t.check(4096, 4096, ALIGNED).unwrap();
+        assert_eq!((t.blocks[0].entries.len(), t.blocks[0].pages), (4, 1));
+        // 1052 bytes an entry (1 KiB values): 3 a page would leave 22 %
+        // of it empty; 19 in five pages leave 2.4 %.
+        let mut b = TableBuilder::new(4096, 4096, ALIGNED);
+        for i in 0..100 {
+            b.add(entry(i, 1032));
+        }
+        let t = b.finish(&mut files, 0).unwrap().unwrap();
+        t.check(4096, 4096, ALIGNED).unwrap();
+        let first = &t.blocks[0];
+        assert_eq!((first.entries.len(), first.pages), (19, 5));
+        assert_eq!(t.blocks[1].offset_bytes, 5 * 4096);
+        // At most one page a block (the paper's 4 KiB blocks): 3 entries.
+        let one_page = Layout::Aligned { max_pages: 1 };
+        let mut b1 = TableBuilder::new(4096, 4096, one_page);
+        for i in 0..100 {
+            b1.add(entry(i, 1032));
+        }
+        let t1 = b1.finish(&mut files, 0).unwrap().unwrap();
+        t1.check(4096, 4096, one_page).unwrap();
+        assert_eq!((t1.blocks[0].entries.len(), t1.blocks[0].pages), (3, 1));
+        // The check catches a block that should have closed earlier.
+        let mut bad = t.clone();
+        let moved = bad.blocks[1].entries.remove(0);
+        bad.blocks[0].entries.push(moved);
+        let e = bad.check(4096, 4096, ALIGNED).unwrap_err();
+        assert!(e.contains("full before its last entry"), "{e}");
+    }
+
+    #[test]
     fn packed_blocks_follow_each_other_and_pass_block_bytes_by_one_entry() {
         let mut files = Files::new(mem(1024), 4096);
         let mut b = TableBuilder::new(4096, 4096, Layout::Packed);
@@ -496,7 +630,7 @@ mod tests {
             b.add(entry(i * 2, 1000));
         }
         let t = b.finish(&mut files, 0).unwrap().unwrap();
-        t.check(4096, 4096).unwrap();
+        t.check(4096, 4096, Layout::Packed).unwrap();
         // 1020 bytes an entry: the fifth takes a block past 4096 bytes.
         let first = &t.blocks[0];
         assert_eq!(first.entries.len(), 5);
@@ -515,12 +649,12 @@ mod tests {
     #[test]
     fn an_entry_larger_than_a_block_gets_a_block_of_its_own() {
         let mut files = Files::new(mem(64), 4096);
-        let mut b = TableBuilder::new(4096, 4096, Layout::Aligned);
+        let mut b = TableBuilder::new(4096, 4096, ALIGNED);
         b.add(entry(1, 100));
         b.add(entry(2, 10_000));
         b.add(entry(3, 100));
         let t = b.finish(&mut files, 0).unwrap().unwrap();
-        t.check(4096, 4096).unwrap();
+        t.check(4096, 4096, ALIGNED).unwrap();
         assert_eq!(t.blocks.len(), 3);
         assert_eq!(t.blocks[1].pages, 3);
         assert_eq!(t.blocks[2].first_page, 4);

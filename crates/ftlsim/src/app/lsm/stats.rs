@@ -74,6 +74,8 @@ pub struct LsmStats {
     pub lookup_block_reads: u64,
     /// Table probes a get skipped because the bloom filter ruled the key out.
     pub bloom_skips: u64,
+    /// Compactions of a table that ran out of seeks (`lsm.seek_compaction`).
+    pub seek_compactions: u64,
     pub levels: Vec<LevelStats>,
     /// Pages the file layer wrote, read and trimmed (everything above included).
     pub file_write_pages: u64,
@@ -97,6 +99,7 @@ impl LsmStats {
             flush_write_pages: self.flush_write_pages - start.flush_write_pages,
             lookup_block_reads: self.lookup_block_reads - start.lookup_block_reads,
             bloom_skips: self.bloom_skips - start.bloom_skips,
+            seek_compactions: self.seek_compactions - start.seek_compactions,
             levels: self
                 .levels
                 .iter()

@@ -66,8 +66,12 @@ impl Version {
     pub fn check(&self, config: &LsmConfig, page_bytes: u32) -> Result<(), String> {
         for (level, tables) in self.levels.iter().enumerate() {
             for t in tables {
-                t.check(u64::from(config.block_bytes), u64::from(page_bytes))
-                    .map_err(|e| format!("level {level}: {e}"))?;
+                t.check(
+                    u64::from(config.block_bytes),
+                    u64::from(page_bytes),
+                    config.layout(),
+                )
+                .map_err(|e| format!("level {level}: {e}"))?;
             }
             if level == 0 {
                 continue;
