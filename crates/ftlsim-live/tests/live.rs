@@ -18,12 +18,21 @@ fn skip_reason() -> Option<&'static str> {
     None
 }
 
+/// One live test at a time: mkfs.btrfs stats every mount in /proc/mounts
+/// and fails with ENOTCONN when it meets another test's FUSE mount while
+/// that one is being torn down (seen in CI), and loop devices are a shared
+/// system resource anyway.
+static LIVE_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 macro_rules! require_live {
     () => {
         if let Some(why) = skip_reason() {
             eprintln!("SKIPPED: the live device needs root and /dev/fuse ({why})");
             return;
         }
+        // Held to the end of the test; a failed test poisons it, which
+        // must not fail the others.
+        let _serial = LIVE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     };
 }
 
