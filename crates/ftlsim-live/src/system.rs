@@ -193,7 +193,34 @@ pub fn mkfs(fs: FsKind, dev: &str) -> Result<()> {
     let (prog, _) = fs.mkfs();
     let mut args: Vec<&str> = fs.mkfs_args().to_vec();
     args.push(dev);
-    run_tool(prog, &args).map(|_| ())
+    run_tool(prog, &args).map(|_| ()).map_err(|e| {
+        // mkfs.btrfs stats every mount point to check that `dev` is not in
+        // use, and gives up on a FUSE mount whose server has died; say which.
+        if format!("{e:#}").contains("Transport endpoint is not connected") {
+            e.context(format!(
+                "a dead FUSE mount is in the way (unmount it with `umount -l`): {}",
+                dead_fuse_mounts().join(", ")
+            ))
+        } else {
+            e
+        }
+    })
+}
+
+/// Mount points of FUSE file systems whose server is gone (stat fails
+/// with ENOTCONN).
+fn dead_fuse_mounts() -> Vec<String> {
+    let mounts = std::fs::read_to_string("/proc/mounts").unwrap_or_default();
+    mounts
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split_whitespace();
+            let (_, dir, kind) = (f.next()?, f.next()?, f.next()?);
+            let dead = kind.starts_with("fuse")
+                && std::fs::metadata(dir).err()?.raw_os_error() == Some(libc::ENOTCONN);
+            dead.then(|| dir.to_string())
+        })
+        .collect()
 }
 
 /// A mounted file system; synced and unmounted on drop (or by `unmount`,
