@@ -27,7 +27,9 @@ if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/nu
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 cargo test --workspace --release
-cargo run --release -p ftlsim-cli -- validate --quick
+# The binary the tests just built: `cargo run -p ftlsim-cli` would build it
+# again with the package's own feature set.
+target/release/ftlsim validate --quick
 
 scripts/python-env.sh
 # shellcheck disable=SC1091
