@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context, Result};
 use clap::Subcommand;
 use ftlsim_run::trace_source::{generate, reader_options};
 use ftlsim_trace::{
@@ -73,6 +73,21 @@ pub enum TraceCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Lay the file writes of a capture log (`ftlsim capture`) out on
+    /// ftlsim's own file layer, for captures taken without the live device:
+    /// a native block trace whose writes carry their call's PC.
+    Layout {
+        /// The capture log.
+        capture: PathBuf,
+        /// The native trace to write.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Logical size of the device the files are laid out on (e.g. 1GiB).
+        #[arg(long, default_value = "1GiB")]
+        size: String,
+        #[arg(long, default_value_t = 4096)]
+        page_bytes: u64,
+    },
 }
 
 #[derive(clap::Args, Clone)]
@@ -110,6 +125,35 @@ impl InputArgs {
 
 pub fn run_trace_command(cmd: TraceCommand) -> Result<()> {
     match cmd {
+        TraceCommand::Layout {
+            capture,
+            out,
+            size,
+            page_bytes,
+        } => {
+            if page_bytes == 0 {
+                return Err(anyhow!("--page-bytes must be at least 1"));
+            }
+            let size_bytes = ftlsim_live::parse_size(&size).map_err(|e| anyhow!("--size: {e}"))?;
+            let text = std::fs::read_to_string(&capture)
+                .with_context(|| format!("cannot read {}", capture.display()))?;
+            let log = ftlsim_live::join::CaptureLog::parse(&text)
+                .with_context(|| capture.display().to_string())?;
+            let s = ftlsim_live::layout::layout(&log, &out, size_bytes, page_bytes)?;
+            println!(
+                "{}: {} files, {} write calls -> {} pages written ({} in holes), {} trimmed, \
+                 {} files removed, {} PCs; {} partial truncates not applied",
+                out.display(),
+                s.files,
+                s.write_records,
+                s.write_pages,
+                s.hole_pages,
+                s.trim_pages,
+                s.files_removed,
+                s.pcs,
+                s.partial_truncates
+            );
+        }
         TraceCommand::Pcs {
             trace,
             page_bytes,

@@ -313,3 +313,56 @@ fn disksim_conversion_reads_back_with_the_same_requests() {
     }
     assert_eq!(b["requests"], 2000);
 }
+
+/// `trace layout`: a capture log laid out on the file layer replays, and
+/// bad input (an unreadable log line, a device too small) exits 2 with a
+/// line that says where.
+#[test]
+fn trace_layout_writes_a_replayable_pc_tagged_trace() {
+    let dir = temp_dir("trace", "layout");
+    let cap = dir.join("cap");
+    std::fs::write(
+        &cap,
+        "F 1 10 /m/a\nE 100 1 1 write 1 10 0 8192 000000000000000a 0\n\
+         E 200 1 1 pwrite 1 10 4096 4096 000000000000000b 0\nN 300 1 1 unlink 1 10 0 0 /m/a\n",
+    )
+    .unwrap();
+    let trace = dir.join("t.trace");
+    let (c, t) = (cap.to_str().unwrap(), trace.to_str().unwrap());
+    let out = ftlsim(&["trace", "layout", c, "-o", t, "--size", "1MiB"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("1 files, 2 write calls -> 3 pages written"),
+        "{text}"
+    );
+    assert!(
+        text.contains("2 trimmed") && text.contains("2 PCs"),
+        "{text}"
+    );
+    let pcs = ftlsim(&["trace", "pcs", t, "--json"]);
+    let rows = String::from_utf8_lossy(&pcs.stdout);
+    assert!(
+        pcs.status.success() && rows.contains("\"pages\":2"),
+        "{rows}"
+    );
+
+    let small = ftlsim(&["trace", "layout", c, "-o", t, "--size", "4KiB"]);
+    let err = String::from_utf8_lossy(&small.stderr);
+    assert_eq!(small.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("at 100 ns, file 1:10") && err.contains("full"),
+        "{err}"
+    );
+
+    std::fs::write(&cap, "E 1 1 1 write 1 10 0 x 00 0\n").unwrap();
+    let bad = ftlsim(&["trace", "layout", c, "-o", t]);
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(2), "{err}");
+    assert!(err.contains("line 1"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -46,6 +46,26 @@ pub struct Extent {
     pub len_bytes: u64,
 }
 
+/// What a call other than a write did to a file's pages (for the file-layer
+/// layout, [`crate::layout`]; the FIEMAP join sees its effect on the device).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileChange {
+    /// `ftruncate` to this many bytes.
+    Truncate { len_bytes: u64 },
+    /// `fallocate` with a mode (punch hole) over this range.
+    Punch { offset_bytes: u64, len_bytes: u64 },
+    /// `unlink`, `unlinkat`, or a `rename` over the file: its name is gone.
+    Remove,
+}
+
+/// One [`FileChange`] from the log, with when and to which file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileEvent {
+    pub time_ns: u64,
+    pub file: FileKey,
+    pub change: FileChange,
+}
+
 /// A capture log, parsed.
 #[derive(Debug, Default)]
 pub struct CaptureLog {
@@ -53,6 +73,8 @@ pub struct CaptureLog {
     pub paths: BTreeMap<FileKey, String>,
     pub writes: Vec<FileWrite>,
     pub extents: Vec<Extent>,
+    /// Truncates, punched holes and removals, in log order.
+    pub changes: Vec<FileEvent>,
 }
 
 fn num(f: &[&str], i: usize, line: usize) -> Result<u64> {
@@ -80,6 +102,23 @@ impl CaptureLog {
                 }
                 "E" => {
                     let op = f.get(4).copied().unwrap_or("");
+                    let change = match op {
+                        "ftruncate" => Some(FileChange::Truncate {
+                            len_bytes: num(&f, 7, n)?,
+                        }),
+                        "fallocate-punch" => Some(FileChange::Punch {
+                            offset_bytes: num(&f, 7, n)?,
+                            len_bytes: num(&f, 8, n)?,
+                        }),
+                        _ => None,
+                    };
+                    if let Some(change) = change {
+                        log.changes.push(FileEvent {
+                            time_ns: num(&f, 1, n)?,
+                            file: (num(&f, 5, n)?, num(&f, 6, n)?),
+                            change,
+                        });
+                    }
                     if !matches!(op, "write" | "pwrite" | "writev" | "pwritev") {
                         continue;
                     }
@@ -103,7 +142,20 @@ impl CaptureLog {
                     physical_bytes: num(&f, 5, n)?,
                     len_bytes: num(&f, 6, n)?,
                 }),
-                "N" | "" => {}
+                "N" => {
+                    // A plain rename keeps the inode under a new name.
+                    if matches!(
+                        f.get(4).copied(),
+                        Some("unlink" | "unlinkat" | "rename-over")
+                    ) {
+                        log.changes.push(FileEvent {
+                            time_ns: num(&f, 1, n)?,
+                            file: (num(&f, 5, n)?, num(&f, 6, n)?),
+                            change: FileChange::Remove,
+                        });
+                    }
+                }
+                "" => {}
                 other => bail!("capture log line {n}: unknown record `{other}`"),
             }
         }
@@ -367,6 +419,14 @@ mod tests {
             }]
         );
         assert_eq!(log.extents.len(), 1);
+        assert_eq!(
+            log.changes,
+            vec![FileEvent {
+                time_ns: 103,
+                file: (1, 2),
+                change: FileChange::Remove
+            }]
+        );
         assert!(CaptureLog::parse("Q 1\n").is_err());
     }
 

@@ -12,7 +12,8 @@
 //! * [`device`], [`run`]: one live device; `device run` from start to report.
 //! * [`capture`]: `ftlsim capture`, the LD_PRELOAD program-context library.
 //! * [`join`]: captured file writes joined to the device's LBAs (FIEMAP),
-//!   for `device run --capture`; [`pclife`]: per-PC lifetimes of the result.
+//!   for `device run --capture`; [`pclife`]: per-PC lifetimes of the result;
+//!   [`layout`]: the fallback, captured writes laid out on ftlsim's file layer.
 //! * [`serve`]: `device serve`, a device kept up with live statistics.
 //!
 //! Linux only; needs root and `/dev/fuse`. The core crate knows none of this.
@@ -22,6 +23,7 @@ pub mod device;
 pub mod fuse;
 pub mod handler;
 pub mod join;
+pub mod layout;
 pub mod pclife;
 pub mod run;
 pub mod serve;

@@ -171,6 +171,11 @@ impl<D: BlockDevice> Files<D> {
         &mut self.device
     }
 
+    /// The device, once the files are no longer needed.
+    pub fn into_device(self) -> D {
+        self.device
+    }
+
     pub fn counters(&self) -> FileCounters {
         self.counters
     }
