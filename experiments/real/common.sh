@@ -4,6 +4,8 @@
 #   capture NAME SIZE COMMAND...   → $RUN/NAME.trace (PC-tagged block trace,
 #   replay config NAME.trace.toml), $RUN/NAME.cap (capture log),
 #   $RUN/NAME.json (the live run's report), $RUN/NAME.log (stderr).
+# DISCARD=off mounts without discard (the FTL learns of deletions only on
+# overwrite); SUFFIX is appended to NAME (e.g. SUFFIX=-nodiscard).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 RUN=${RUN:-$ROOT/out/real}
@@ -12,10 +14,10 @@ mkdir -p "$RUN"
 [ -x "$FTLSIM" ] || { echo "build ftlsim first: cargo build --release -p ftlsim-cli" >&2; exit 2; }
 
 capture() {
-    local name=$1 size=$2
+    local name=$1${SUFFIX:-} size=$2
     shift 2
-    echo "== $name: capturing on a $size ext4 live device" >&2
-    "$FTLSIM" device run --size "$size" --fs ext4 \
+    echo "== $name: capturing on a $size ext4 live device, discard ${DISCARD:-on}" >&2
+    "$FTLSIM" device run --size "$size" --fs ext4 --discard "${DISCARD:-on}" \
         --set ftl.streams=9 \
         --record "$RUN/$name.trace" --capture "$RUN/$name.cap" --json -- "$@" \
         > "$RUN/$name.json" 2> "$RUN/$name.log"

@@ -4,7 +4,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use clap::Subcommand;
 
 #[derive(Subcommand)]
@@ -30,6 +30,11 @@ pub enum DeviceCommand {
         /// Mount the file system here (a scratch directory otherwise).
         #[arg(long, value_name = "DIR")]
         mount: Option<PathBuf>,
+        /// `on`: mount with `discard`, so deletions reach the FTL as trims;
+        /// `off`: mount `nodiscard`, so the FTL learns of them only on
+        /// overwrite (mkfs still discards the whole device first).
+        #[arg(long, default_value = "on", value_name = "on|off")]
+        discard: String,
         /// Run the command under the capture library (log CAP) and tag the
         /// recorded trace's writes with their PCs (needs --record; ext4 or xfs).
         #[arg(long, value_name = "CAP")]
@@ -73,10 +78,16 @@ pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
             fs,
             record,
             mount,
+            discard,
             capture,
             json,
             command,
         } => {
+            let discard = match discard.as_str() {
+                "on" => true,
+                "off" => false,
+                other => bail!("--discard: `{other}` is not on or off"),
+            };
             let size_bytes = ftlsim_live::parse_size(&size).map_err(|e| anyhow!("--size: {e}"))?;
             let fs = fs
                 .parse::<ftlsim_live::FsKind>()
@@ -88,6 +99,7 @@ pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
                 fs,
                 record: record.clone(),
                 mount,
+                discard,
                 capture,
                 command,
             };

@@ -62,8 +62,12 @@ const DELETED_BYTES: u64 = 4 << 20;
 /// Writes DATA_BYTES with O_DIRECT, syncs, reads them back with O_DIRECT
 /// (from the device, not the page cache), and writes then deletes a
 /// DELETED_BYTES file, so that the file system discards its blocks.
-fn write_verify_delete(fs: FsKind, record: Option<PathBuf>) -> (RunOutcome, Vec<u8>, Vec<u8>) {
-    let dir = scratch(fs.name());
+fn write_verify_delete(
+    fs: FsKind,
+    record: Option<PathBuf>,
+    discard: bool,
+) -> (RunOutcome, Vec<u8>, Vec<u8>) {
+    let dir = scratch(&format!("{}-{discard}", fs.name()));
     let src = dir.join("pattern");
     let back = dir.join("readback");
     let data = pattern(DATA_BYTES, 7);
@@ -92,6 +96,7 @@ sync",
         fs,
         record,
         mount: None,
+        discard,
         command: vec!["sh".into(), "-c".into(), script.into()],
     };
     let out = ftlsim_live::run(&req).unwrap();
@@ -101,7 +106,7 @@ sync",
 }
 
 fn check_fs(fs: FsKind) {
-    let (out, data, read) = write_verify_delete(fs, None);
+    let (out, data, read) = write_verify_delete(fs, None, true);
     assert!(out.status.success(), "{}: the command failed", fs.name());
     assert!(read == data, "{}: the data read back differs", fs.name());
     let w = &out.report.window;
@@ -146,6 +151,32 @@ fn ext4_writes_read_back_and_discards_trim() {
     check_fs(FsKind::Ext4);
 }
 
+/// `--discard off` (ext4 mounted `nodiscard`): the data still reads back,
+/// and deleting a file sends no trim. mkfs discards the device (and its
+/// journal) either way, so the test compares with the same run mounted
+/// with `discard`: that one trims at least the deleted file's pages more.
+#[test]
+fn ext4_without_discard_sends_no_trims_on_delete() {
+    require_live!();
+    let (off, data, read) = write_verify_delete(FsKind::Ext4, None, false);
+    assert!(off.status.success(), "the command failed");
+    assert!(read == data, "the data read back differs");
+    let (on, _, _) = write_verify_delete(FsKind::Ext4, None, true);
+    let (off_w, on_w) = (&off.report.window, &on.report.window);
+    assert!(off_w.host_write_pages >= (DATA_BYTES as u64 + DELETED_BYTES) / 4096);
+    assert!(
+        off_w.host_trim_pages >= SIZE_BYTES / 4096,
+        "mkfs still discards the whole device: {off_w:?}"
+    );
+    assert!(
+        on_w.host_trim_pages >= off_w.host_trim_pages + DELETED_BYTES / 4096,
+        "nodiscard: {} trimmed pages, discard: {}; the deleted file's {} are missing",
+        off_w.host_trim_pages,
+        on_w.host_trim_pages,
+        DELETED_BYTES / 4096
+    );
+}
+
 #[test]
 fn xfs_writes_read_back_and_discards_trim() {
     require_live!();
@@ -183,6 +214,7 @@ sync";
         fs: FsKind::Ext4,
         record: Some(trace.clone()),
         mount: None,
+        discard: true,
         command: vec!["sh".into(), "-c".into(), script.into()],
     };
     let live = ftlsim_live::run(&req).unwrap();
@@ -243,10 +275,10 @@ fn served_device_keeps_files_across_remount() {
         let read_back = (|| -> anyhow::Result<Vec<u8>> {
             let lo = LoopDevice::attach(&disk, 4096)?;
             system::mkfs(FsKind::Ext4, &lo.path)?;
-            let m = Mounted::mount(FsKind::Ext4, &lo.path, &mnt)?;
+            let m = Mounted::mount(FsKind::Ext4, &lo.path, &mnt, true)?;
             std::fs::write(mnt.join("kept"), &data)?;
             m.unmount()?;
-            let m = Mounted::mount(FsKind::Ext4, &lo.path, &mnt)?;
+            let m = Mounted::mount(FsKind::Ext4, &lo.path, &mnt, true)?;
             let back = std::fs::read(mnt.join("kept"))?;
             m.unmount()?;
             drop(lo);
@@ -290,6 +322,7 @@ fn capture_joins_file_writes_to_device_pages() {
         fs: FsKind::Ext4,
         record: Some(trace.clone()),
         mount: None,
+        discard: true,
         command: vec![prog.as_os_str().to_owned(), ".".into()],
     };
     let out = ftlsim_live::run(&req).unwrap();
@@ -376,6 +409,7 @@ INSERT INTO t SELECT x, hex(randomblob(100)) FROM c;\n",
         fs: FsKind::Ext4,
         record: Some(trace.clone()),
         mount: None,
+        discard: true,
         command: vec![
             "sh".into(),
             "-c".into(),
