@@ -7,8 +7,8 @@
 set -euo pipefail
 HERE=$(dirname "$0")
 export DISCARD=off SUFFIX=-nodiscard
-SIZE=256MiB NUM=400000 bash "$HERE/rocksdb.sh"
-SIZE=128MiB ROUNDS=6000 bash "$HERE/sqlite.sh"
-SIZE=128MiB bash "$HERE/fio-dedupe.sh"
+SIZE=384MiB NUM=400000 bash "$HERE/rocksdb.sh"
+SIZE=192MiB ROUNDS=6000 bash "$HERE/sqlite.sh"
+SIZE=192MiB bash "$HERE/fio-dedupe.sh"
 SIZE=256MiB NUM=150000 ROUNDS=1000 bash "$HERE/mixed.sh"
-SIZE=128MiB ROUNDS=6 bash "$HERE/gcc.sh"
+SIZE=192MiB ROUNDS=6 bash "$HERE/gcc.sh"

@@ -27,6 +27,11 @@ pub enum DeviceCommand {
         /// Write a native trace of everything the device saw (`ftlsim run` replays it).
         #[arg(long, value_name = "TRACE")]
         record: Option<PathBuf>,
+        /// Keep the device's bytes in this sparse file (created or
+        /// truncated; trimmed pages become holes) instead of memory; needed
+        /// above 8 GiB. Without ftl.dedup it is left behind as the device's image.
+        #[arg(long, value_name = "FILE")]
+        backing: Option<PathBuf>,
         /// Mount the file system here (a scratch directory otherwise).
         #[arg(long, value_name = "DIR")]
         mount: Option<PathBuf>,
@@ -61,6 +66,11 @@ pub enum DeviceCommand {
         /// Write a native trace of everything the device saw.
         #[arg(long, value_name = "TRACE")]
         record: Option<PathBuf>,
+        /// Keep the device's bytes in this sparse file (created or
+        /// truncated; trimmed pages become holes) instead of memory; needed
+        /// above 8 GiB. Without ftl.dedup it is left behind as the device's image.
+        #[arg(long, value_name = "FILE")]
+        backing: Option<PathBuf>,
         /// Print the report as one JSON object.
         #[arg(long)]
         json: bool,
@@ -77,6 +87,7 @@ pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
             size,
             fs,
             record,
+            backing,
             mount,
             discard,
             capture,
@@ -98,6 +109,7 @@ pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
                 size_bytes,
                 fs,
                 record: record.clone(),
+                backing,
                 mount,
                 discard,
                 capture,
@@ -148,6 +160,7 @@ pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
             sets,
             size,
             record,
+            backing,
             json,
             dir,
         } => {
@@ -158,6 +171,7 @@ pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
                 sets,
                 size_bytes,
                 record,
+                backing,
                 dir: dir.clone(),
             };
             eprintln!(

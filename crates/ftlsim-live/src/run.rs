@@ -27,6 +27,8 @@ pub struct RunRequest {
     /// Mount with `discard` (deletes reach the FTL as trims) or without
     /// (`--discard off`: the FTL learns of deletions only on overwrite).
     pub discard: bool,
+    /// Keep the device's bytes in this sparse file (in memory otherwise).
+    pub backing: Option<PathBuf>,
     /// Run the command under the capture library, logging here, and join
     /// its file writes to the recorded trace (needs `record`).
     pub capture: Option<PathBuf>,
@@ -70,7 +72,13 @@ pub fn run(req: &RunRequest) -> Result<RunOutcome> {
     }
     let scratch = ScratchDir::new("live")?;
     let fuse_dir = scratch.sub("fuse")?;
-    let device = LiveDevice::start(cfg, req.size_bytes, req.record.as_deref(), &fuse_dir)?;
+    let device = LiveDevice::start(
+        cfg,
+        req.size_bytes,
+        req.record.as_deref(),
+        req.backing.as_deref(),
+        &fuse_dir,
+    )?;
     let preload = req
         .capture
         .as_deref()

@@ -66,6 +66,7 @@ fn write_verify_delete(
     fs: FsKind,
     record: Option<PathBuf>,
     discard: bool,
+    backing: Option<PathBuf>,
 ) -> (RunOutcome, Vec<u8>, Vec<u8>) {
     let dir = scratch(&format!("{}-{discard}", fs.name()));
     let src = dir.join("pattern");
@@ -96,6 +97,7 @@ sync",
         fs,
         record,
         mount: None,
+        backing,
         discard,
         command: vec!["sh".into(), "-c".into(), script.into()],
     };
@@ -106,7 +108,7 @@ sync",
 }
 
 fn check_fs(fs: FsKind) {
-    let (out, data, read) = write_verify_delete(fs, None, true);
+    let (out, data, read) = write_verify_delete(fs, None, true, None);
     assert!(out.status.success(), "{}: the command failed", fs.name());
     assert!(read == data, "{}: the data read back differs", fs.name());
     let w = &out.report.window;
@@ -158,10 +160,10 @@ fn ext4_writes_read_back_and_discards_trim() {
 #[test]
 fn ext4_without_discard_sends_no_trims_on_delete() {
     require_live!();
-    let (off, data, read) = write_verify_delete(FsKind::Ext4, None, false);
+    let (off, data, read) = write_verify_delete(FsKind::Ext4, None, false, None);
     assert!(off.status.success(), "the command failed");
     assert!(read == data, "the data read back differs");
-    let (on, _, _) = write_verify_delete(FsKind::Ext4, None, true);
+    let (on, _, _) = write_verify_delete(FsKind::Ext4, None, true, None);
     let (off_w, on_w) = (&off.report.window, &on.report.window);
     assert!(off_w.host_write_pages >= (DATA_BYTES as u64 + DELETED_BYTES) / 4096);
     assert!(
@@ -174,6 +176,33 @@ fn ext4_without_discard_sends_no_trims_on_delete() {
         off_w.host_trim_pages,
         on_w.host_trim_pages,
         DELETED_BYTES / 4096
+    );
+}
+
+/// `--backing FILE`: the device's bytes in a sparse file. ext4 on it reads
+/// back what it wrote (O_DIRECT, from the device), the report is the
+/// in-memory run's, and the file, the device's image without dedup, holds
+/// no more than what is live: far less than the device's size.
+#[test]
+fn ext4_on_a_backing_file_reads_back() {
+    use std::os::unix::fs::MetadataExt;
+    require_live!();
+    let dir = scratch("backing");
+    let file = dir.join("device.img");
+    let (out, data, read) = write_verify_delete(FsKind::Ext4, None, true, Some(file.clone()));
+    assert!(out.status.success(), "the command failed");
+    assert!(read == data, "the data read back differs");
+    let meta = std::fs::metadata(&file).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(meta.len(), SIZE_BYTES, "the file spans the device");
+    let allocated_bytes = meta.blocks() * 512;
+    assert!(
+        allocated_bytes >= DATA_BYTES as u64 && allocated_bytes < SIZE_BYTES / 2,
+        "{allocated_bytes} bytes allocated: the data, the file system's metadata, no more"
+    );
+    assert_eq!(
+        out.report.window.host_write_pages * 4096,
+        out.host.write_bytes
     );
 }
 
@@ -214,6 +243,7 @@ sync";
         fs: FsKind::Ext4,
         record: Some(trace.clone()),
         mount: None,
+        backing: None,
         discard: true,
         command: vec!["sh".into(), "-c".into(), script.into()],
     };
@@ -258,6 +288,7 @@ fn served_device_keeps_files_across_remount() {
         sets: Vec::new(),
         size_bytes: SIZE_BYTES,
         record: None,
+        backing: None,
         dir: dir.clone(),
     };
     let data = pattern(DATA_BYTES, 11);
@@ -322,6 +353,7 @@ fn capture_joins_file_writes_to_device_pages() {
         fs: FsKind::Ext4,
         record: Some(trace.clone()),
         mount: None,
+        backing: None,
         discard: true,
         command: vec![prog.as_os_str().to_owned(), ".".into()],
     };
@@ -409,6 +441,7 @@ INSERT INTO t SELECT x, hex(randomblob(100)) FROM c;\n",
         fs: FsKind::Ext4,
         record: Some(trace.clone()),
         mount: None,
+        backing: None,
         discard: true,
         command: vec![
             "sh".into(),
