@@ -70,7 +70,6 @@ pub const BUILT_IN: &[BuiltIn] = &[
             embed!("examples/pcstream-real/device-256mib-droptrims.toml"),
             embed!("examples/pcstream-real/device-512mib-droptrims.toml"),
             embed!("examples/pcstream-real/device-192mib.toml"),
-            embed!("examples/pcstream-real/device-384mib.toml"),
         ],
     },
     BuiltIn {
