@@ -47,7 +47,6 @@ fn write_trace(path: &std::path::Path) -> (u64, u64) {
             }
         }
     }
-    drop(record);
     w.finish().unwrap();
     (writes, trims)
 }
