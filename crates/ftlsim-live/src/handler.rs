@@ -68,7 +68,7 @@ pub enum IoError {
 
 impl From<std::io::Error> for IoError {
     fn from(e: std::io::Error) -> Self {
-        // Said once here; the host only sees EIO.
+        // Said on stderr here: the host only sees EIO.
         eprintln!("ftlsim: the backing file: {e}");
         IoError::Backing
     }
