@@ -4,7 +4,10 @@
 # content once.
 . "$(dirname "$0")/common.sh"
 need fio fio
+# FIO_SIZE: the file fio writes in; IO_SIZE: how much it writes in all.
 SIZE=${SIZE:-256MiB}
-capture fio-dedupe "$SIZE" fio --name=dedupe --filename=./fio.dat --size=96M --rw=randwrite \
-    --bs=4k --ioengine=psync --dedupe_percentage=50 --io_size=384M --fsync=256 \
+FIO_SIZE=${FIO_SIZE:-96M}
+IO_SIZE=${IO_SIZE:-384M}
+capture fio-dedupe "$SIZE" fio --name=dedupe --filename=./fio.dat --size="$FIO_SIZE" --rw=randwrite \
+    --bs=4k --ioengine=psync --dedupe_percentage=50 --io_size="$IO_SIZE" --fsync=256 \
     --randseed=42 --output=/dev/null

@@ -8,5 +8,5 @@ SIZE=${SIZE:-512MiB}
 capture rocksdb "$SIZE" sh -c "db_bench --benchmarks=fillrandom,overwrite --db=./db \
     --num=$NUM --key_size=16 --value_size=400 --compression_type=none \
     --write_buffer_size=8388608 --target_file_size_base=8388608 \
-    --max_bytes_for_level_base=33554432 --seed=42 --statistics=false >db_bench.out 2>&1 \
-    && tail -4 db_bench.out >&2"
+    --max_bytes_for_level_base=33554432 --seed=42 --statistics=false >db_bench.out 2>&1; \
+    rc=\$?; tail -4 db_bench.out >&2; exit \$rc"

@@ -4,7 +4,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use clap::Subcommand;
 
 #[derive(Subcommand)]
@@ -27,9 +27,19 @@ pub enum DeviceCommand {
         /// Write a native trace of everything the device saw (`ftlsim run` replays it).
         #[arg(long, value_name = "TRACE")]
         record: Option<PathBuf>,
+        /// Keep the device's bytes in this sparse file (created or
+        /// truncated; trimmed pages become holes) instead of memory; needed
+        /// above 8 GiB. Without ftl.dedup it is left behind as the device's image.
+        #[arg(long, value_name = "FILE")]
+        backing: Option<PathBuf>,
         /// Mount the file system here (a scratch directory otherwise).
         #[arg(long, value_name = "DIR")]
         mount: Option<PathBuf>,
+        /// `on`: mount with `discard`, so deletions reach the FTL as trims;
+        /// `off`: mount `nodiscard`, so the FTL learns of them only on
+        /// overwrite (mkfs still discards the whole device first).
+        #[arg(long, default_value = "on", value_name = "on|off")]
+        discard: String,
         /// Run the command under the capture library (log CAP) and tag the
         /// recorded trace's writes with their PCs (needs --record; ext4 or xfs).
         #[arg(long, value_name = "CAP")]
@@ -56,6 +66,11 @@ pub enum DeviceCommand {
         /// Write a native trace of everything the device saw.
         #[arg(long, value_name = "TRACE")]
         record: Option<PathBuf>,
+        /// Keep the device's bytes in this sparse file (created or
+        /// truncated; trimmed pages become holes) instead of memory; needed
+        /// above 8 GiB. Without ftl.dedup it is left behind as the device's image.
+        #[arg(long, value_name = "FILE")]
+        backing: Option<PathBuf>,
         /// Print the report as one JSON object.
         #[arg(long)]
         json: bool,
@@ -72,11 +87,18 @@ pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
             size,
             fs,
             record,
+            backing,
             mount,
+            discard,
             capture,
             json,
             command,
         } => {
+            let discard = match discard.as_str() {
+                "on" => true,
+                "off" => false,
+                other => bail!("--discard: `{other}` is not on or off"),
+            };
             let size_bytes = ftlsim_live::parse_size(&size).map_err(|e| anyhow!("--size: {e}"))?;
             let fs = fs
                 .parse::<ftlsim_live::FsKind>()
@@ -87,7 +109,9 @@ pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
                 size_bytes,
                 fs,
                 record: record.clone(),
+                backing,
                 mount,
+                discard,
                 capture,
                 command,
             };
@@ -136,6 +160,7 @@ pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
             sets,
             size,
             record,
+            backing,
             json,
             dir,
         } => {
@@ -146,6 +171,7 @@ pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
                 sets,
                 size_bytes,
                 record,
+                backing,
                 dir: dir.clone(),
             };
             eprintln!(

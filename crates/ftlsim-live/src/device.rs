@@ -80,6 +80,33 @@ pub fn fitted_config(
     bail!("cannot fit device.blocks to --size {size_bytes} bytes")
 }
 
+/// The largest device whose bytes are kept in memory without `--backing`.
+/// The memory store only holds pages written, but a workload that writes
+/// a large device full would hold all of them; above this size the bytes
+/// go to a file the user names, so that the choice of disk is theirs.
+pub const MEMORY_STORE_MAX_BYTES: u64 = 8 << 30;
+
+/// The device's byte store: the sparse file `backing`, or memory (only up
+/// to [`MEMORY_STORE_MAX_BYTES`]).
+fn page_store(
+    pages: u64,
+    page_bytes: u32,
+    dedup: bool,
+    backing: Option<&Path>,
+) -> Result<PageStore> {
+    let size_bytes = pages * u64::from(page_bytes);
+    match backing {
+        Some(path) => PageStore::file(path, pages, page_bytes, dedup)
+            .with_context(|| format!("--backing {}", path.display())),
+        None if size_bytes > MEMORY_STORE_MAX_BYTES => bail!(
+            "--size: a device over {} GiB keeps its bytes in a sparse file: pass --backing FILE \
+             (on a disk with room for the data written)",
+            MEMORY_STORE_MAX_BYTES >> 30
+        ),
+        None => Ok(PageStore::new(pages, page_bytes, dedup)),
+    }
+}
+
 /// A live device up and mounted through FUSE (the file `DIR/disk`).
 pub struct LiveDevice {
     pub cfg: Config,
@@ -90,15 +117,22 @@ pub struct LiveDevice {
 
 impl LiveDevice {
     /// Builds the device of `cfg` (from [`fitted_config`]) exposing
-    /// `size_bytes`, records to `record` when given, and mounts its FUSE
-    /// file system at `dir`.
-    pub fn start(cfg: Config, size_bytes: u64, record: Option<&Path>, dir: &Path) -> Result<Self> {
+    /// `size_bytes`, records to `record` when given, keeps its bytes in
+    /// the sparse file `backing` when given (in memory otherwise), and
+    /// mounts its FUSE file system at `dir`.
+    pub fn start(
+        cfg: Config,
+        size_bytes: u64,
+        record: Option<&Path>,
+        backing: Option<&Path>,
+        dir: &Path,
+    ) -> Result<Self> {
         ftlsim_run::check_memory(&cfg)?;
         let page_bytes = cfg.device.page_bytes;
         let pages = size_bytes / u64::from(page_bytes);
         let dedup = cfg.ftl.dedup;
+        let store = page_store(pages, page_bytes, dedup, backing)?;
         let (sim, tx) = SimThread::spawn(cfg.clone(), record)?;
-        let store = PageStore::new(pages, page_bytes, dedup);
         let handler = Arc::new(Mutex::new(Handler::new(
             store,
             size_bytes,

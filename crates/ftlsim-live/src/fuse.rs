@@ -80,7 +80,7 @@ impl<S: RequestSink + Send + 'static> LiveFs<S> {
         let mut h = self.handler.lock().map_err(|_| Errno::EIO)?;
         f(&mut h).map_err(|e| match e {
             IoError::OutOfRange => Errno::EINVAL,
-            IoError::DeviceGone => Errno::EIO,
+            IoError::DeviceGone | IoError::Backing => Errno::EIO,
         })
     }
 }

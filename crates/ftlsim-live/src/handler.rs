@@ -62,6 +62,16 @@ pub enum IoError {
     OutOfRange,
     /// The simulation stopped (an error, or the device's end of life).
     DeviceGone,
+    /// The backing file failed (`--backing`): a read, write or hole punch.
+    Backing,
+}
+
+impl From<std::io::Error> for IoError {
+    fn from(e: std::io::Error) -> Self {
+        // Said on stderr here: the host only sees EIO.
+        eprintln!("ftlsim: the backing file: {e}");
+        IoError::Backing
+    }
 }
 
 /// The live device's data path.
@@ -178,11 +188,9 @@ impl<S: RequestSink> Handler<S> {
         let p = self.page_bytes();
         let (first, end) = self.span(offset, len);
         for lpn in first..end {
-            let Some(bytes) = self.store.get(lpn) else {
-                continue;
-            };
             let (in_page, in_buf) = clip(lpn, p, offset, len);
-            out[in_buf].copy_from_slice(&bytes[in_page]);
+            // An LPN without data leaves its zeros.
+            self.store.read_into(lpn, in_page.start, &mut out[in_buf])?;
         }
         self.counters.read_requests += 1;
         self.counters.read_bytes += len;
@@ -209,9 +217,8 @@ impl<S: RequestSink> Handler<S> {
                 src
             } else {
                 self.counters.partial_page_writes += 1;
-                match self.store.get(lpn) {
-                    Some(old) => self.scratch.copy_from_slice(old),
-                    None => self.scratch.fill(0),
+                if !self.store.read_into(lpn, 0, &mut self.scratch)? {
+                    self.scratch.fill(0);
                 }
                 self.scratch[in_page].copy_from_slice(src);
                 &self.scratch
@@ -225,7 +232,7 @@ impl<S: RequestSink> Handler<S> {
             } else {
                 0
             };
-            self.store.put(lpn, page, fp);
+            self.store.put(lpn, page, fp)?;
         }
         self.counters.write_requests += 1;
         self.counters.write_bytes += len;
@@ -258,7 +265,7 @@ impl<S: RequestSink> Handler<S> {
             }
         }
         for (from, to) in partial {
-            if self.store.get(from / p).is_some() {
+            if self.store.holds(from / p) {
                 let zeros = vec![0u8; (to - from) as usize];
                 self.write(from, &zeros)?;
                 // Counted as part of the discard, not as a host write.
@@ -268,7 +275,7 @@ impl<S: RequestSink> Handler<S> {
         }
         if whole_first < whole_end {
             for lpn in whole_first..whole_end {
-                self.store.remove(lpn);
+                self.store.remove(lpn)?;
             }
             let req = self.request(Op::Trim, whole_first, whole_end - whole_first);
             self.send(req)?;

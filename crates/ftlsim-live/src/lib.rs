@@ -2,7 +2,8 @@
 //! system, so that a loop device, a real file system and real applications
 //! run on it (`ftlsim device run`, `ftlsim device serve`).
 //!
-//! * [`store`]: the bytes (sparse, in memory; identical pages once with dedup).
+//! * [`store`]: the bytes (sparse, in memory; identical pages once with dedup);
+//!   [`backing`]: the same in a sparse file (`--backing FILE`).
 //! * [`handler`]: byte reads, writes and discards → the store and whole-page
 //!   `Request`s (kept apart from FUSE so it is tested against a byte model).
 //! * [`sim`]: the `Simulation` on its own thread, fed by a channel, and the
@@ -18,6 +19,7 @@
 //!
 //! Linux only; needs root and `/dev/fuse`. The core crate knows none of this.
 
+pub mod backing;
 pub mod capture;
 pub mod device;
 pub mod fuse;

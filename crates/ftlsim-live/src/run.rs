@@ -24,6 +24,11 @@ pub struct RunRequest {
     pub record: Option<PathBuf>,
     /// Where to mount the file system (a scratch directory otherwise).
     pub mount: Option<PathBuf>,
+    /// Mount with `discard` (deletes reach the FTL as trims) or without
+    /// (`--discard off`: the FTL learns of deletions only on overwrite).
+    pub discard: bool,
+    /// Keep the device's bytes in this sparse file (in memory otherwise).
+    pub backing: Option<PathBuf>,
     /// Run the command under the capture library, logging here, and join
     /// its file writes to the recorded trace (needs `record`).
     pub capture: Option<PathBuf>,
@@ -67,7 +72,13 @@ pub fn run(req: &RunRequest) -> Result<RunOutcome> {
     }
     let scratch = ScratchDir::new("live")?;
     let fuse_dir = scratch.sub("fuse")?;
-    let device = LiveDevice::start(cfg, req.size_bytes, req.record.as_deref(), &fuse_dir)?;
+    let device = LiveDevice::start(
+        cfg,
+        req.size_bytes,
+        req.record.as_deref(),
+        req.backing.as_deref(),
+        &fuse_dir,
+    )?;
     let preload = req
         .capture
         .as_deref()
@@ -91,7 +102,7 @@ pub fn run(req: &RunRequest) -> Result<RunOutcome> {
             }
             None => scratch.sub("mnt")?,
         };
-        let mounted = Mounted::mount(req.fs, &lo.path, &mount_dir)?;
+        let mounted = Mounted::mount(req.fs, &lo.path, &mount_dir, req.discard)?;
         let status = run_in(program, &req.command[1..], mounted.dir(), preload.as_ref())?;
         if let Some(cap) = &req.capture {
             // Every file's data on the device before the last look at its extents.

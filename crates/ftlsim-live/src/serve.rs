@@ -20,6 +20,8 @@ pub struct ServeRequest {
     pub sets: Vec<String>,
     pub size_bytes: u64,
     pub record: Option<PathBuf>,
+    /// Keep the device's bytes in this sparse file (in memory otherwise).
+    pub backing: Option<PathBuf>,
     pub dir: PathBuf,
 }
 
@@ -60,7 +62,13 @@ pub fn serve(req: &ServeRequest, stop: &AtomicBool) -> Result<(Report, HostCount
     let fuse_dir = req.dir.join("dev");
     std::fs::create_dir_all(&fuse_dir)
         .with_context(|| format!("cannot create {}", fuse_dir.display()))?;
-    let device = LiveDevice::start(cfg, req.size_bytes, req.record.as_deref(), &fuse_dir)?;
+    let device = LiveDevice::start(
+        cfg,
+        req.size_bytes,
+        req.record.as_deref(),
+        req.backing.as_deref(),
+        &fuse_dir,
+    )?;
     // SAFETY: the handler only stores to an atomic, which is signal-safe.
     unsafe {
         libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);

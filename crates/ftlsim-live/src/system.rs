@@ -57,10 +57,16 @@ impl FsKind {
         }
     }
 
-    /// Mount options that send deletes down as discards right away
-    /// (btrfs's `discard` is its synchronous mode).
-    fn mount_options(self) -> &'static str {
-        "discard"
+    /// Mount options: with `discard`, deletes go down as discards right
+    /// away (btrfs's `discard` is its synchronous mode); without, the file
+    /// system sends none (`nodiscard`, which all three know), so the FTL
+    /// learns that data died only when it is overwritten.
+    fn mount_options(self, discard: bool) -> &'static str {
+        if discard {
+            "discard"
+        } else {
+            "nodiscard"
+        }
     }
 }
 
@@ -231,13 +237,14 @@ pub struct Mounted {
 }
 
 impl Mounted {
-    pub fn mount(fs: FsKind, dev: &str, dir: &Path) -> Result<Self> {
+    /// Mounts `dev` at `dir`; `discard` as in [`FsKind::mount_options`].
+    pub fn mount(fs: FsKind, dev: &str, dir: &Path, discard: bool) -> Result<Self> {
         let d = dir
             .to_str()
             .context("the mount directory's path is not UTF-8")?;
         run_tool(
             "mount",
-            &["-t", fs.name(), "-o", fs.mount_options(), dev, d],
+            &["-t", fs.name(), "-o", fs.mount_options(discard), dev, d],
         )?;
         Ok(Self {
             dir: dir.to_path_buf(),

@@ -32,7 +32,39 @@ fn step() -> impl Strategy<Value = Step> {
 }
 
 fn run(steps: &[Step], dedup: bool) {
-    let store = PageStore::new(PAGES, PAGE_BYTES, dedup);
+    run_on(PageStore::new(PAGES, PAGE_BYTES, dedup), steps);
+}
+
+/// A fresh backing file for one case (removed on drop).
+struct TempFile(std::path::PathBuf);
+
+impl TempFile {
+    fn new() -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Self(std::env::temp_dir().join(format!("ftlsim-handler-model-{}-{n}", std::process::id())))
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The same steps on the file-backed store (`--backing`): the same bytes
+/// read back, and as many distinct pages held as in memory (dedup keeps
+/// identical pages once in the file too).
+fn run_file(steps: &[Step], dedup: bool) {
+    let file = TempFile::new();
+    let store = PageStore::file(&file.0, PAGES, PAGE_BYTES, dedup).unwrap();
+    let in_file = run_on(store, steps);
+    let in_memory = run_on(PageStore::new(PAGES, PAGE_BYTES, dedup), steps);
+    assert_eq!(in_file, in_memory, "distinct pages held");
+}
+
+/// Runs the steps against the model; returns the distinct pages held.
+fn run_on(store: PageStore, steps: &[Step]) -> u64 {
     let mut h = Handler::new(store, SIZE_BYTES, Vec::<LiveRequest>::new(), true);
     let mut model = vec![0u8; SIZE_BYTES as usize];
     for (i, s) in steps.iter().enumerate() {
@@ -69,6 +101,7 @@ fn run(steps: &[Step], dedup: bool) {
         }
         assert!(r.req.lpn + u64::from(r.req.pages) <= PAGES);
     }
+    h.counters().stored_pages
 }
 
 proptest! {
@@ -82,6 +115,16 @@ proptest! {
     #[test]
     fn reads_return_what_was_written_with_dedup(steps in prop::collection::vec(step(), 1..40)) {
         run(&steps, true);
+    }
+
+    #[test]
+    fn backing_file_reads_return_what_was_written(steps in prop::collection::vec(step(), 1..40)) {
+        run_file(&steps, false);
+    }
+
+    #[test]
+    fn backing_file_reads_return_what_was_written_with_dedup(steps in prop::collection::vec(step(), 1..40)) {
+        run_file(&steps, true);
     }
 }
 

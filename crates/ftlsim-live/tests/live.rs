@@ -62,8 +62,13 @@ const DELETED_BYTES: u64 = 4 << 20;
 /// Writes DATA_BYTES with O_DIRECT, syncs, reads them back with O_DIRECT
 /// (from the device, not the page cache), and writes then deletes a
 /// DELETED_BYTES file, so that the file system discards its blocks.
-fn write_verify_delete(fs: FsKind, record: Option<PathBuf>) -> (RunOutcome, Vec<u8>, Vec<u8>) {
-    let dir = scratch(fs.name());
+fn write_verify_delete(
+    fs: FsKind,
+    record: Option<PathBuf>,
+    discard: bool,
+    backing: Option<PathBuf>,
+) -> (RunOutcome, Vec<u8>, Vec<u8>) {
+    let dir = scratch(&format!("{}-{discard}", fs.name()));
     let src = dir.join("pattern");
     let back = dir.join("readback");
     let data = pattern(DATA_BYTES, 7);
@@ -92,6 +97,8 @@ sync",
         fs,
         record,
         mount: None,
+        backing,
+        discard,
         command: vec!["sh".into(), "-c".into(), script.into()],
     };
     let out = ftlsim_live::run(&req).unwrap();
@@ -101,7 +108,7 @@ sync",
 }
 
 fn check_fs(fs: FsKind) {
-    let (out, data, read) = write_verify_delete(fs, None);
+    let (out, data, read) = write_verify_delete(fs, None, true, None);
     assert!(out.status.success(), "{}: the command failed", fs.name());
     assert!(read == data, "{}: the data read back differs", fs.name());
     let w = &out.report.window;
@@ -146,6 +153,59 @@ fn ext4_writes_read_back_and_discards_trim() {
     check_fs(FsKind::Ext4);
 }
 
+/// `--discard off` (ext4 mounted `nodiscard`): the data still reads back,
+/// and deleting a file sends no trim. mkfs discards the device (and its
+/// journal) either way, so the test compares with the same run mounted
+/// with `discard`: that one trims at least the deleted file's pages more.
+#[test]
+fn ext4_without_discard_sends_no_trims_on_delete() {
+    require_live!();
+    let (off, data, read) = write_verify_delete(FsKind::Ext4, None, false, None);
+    assert!(off.status.success(), "the command failed");
+    assert!(read == data, "the data read back differs");
+    let (on, _, _) = write_verify_delete(FsKind::Ext4, None, true, None);
+    let (off_w, on_w) = (&off.report.window, &on.report.window);
+    assert!(off_w.host_write_pages >= (DATA_BYTES as u64 + DELETED_BYTES) / 4096);
+    assert!(
+        off_w.host_trim_pages >= SIZE_BYTES / 4096,
+        "mkfs still discards the whole device: {off_w:?}"
+    );
+    assert!(
+        on_w.host_trim_pages >= off_w.host_trim_pages + DELETED_BYTES / 4096,
+        "nodiscard: {} trimmed pages, discard: {}; the deleted file's {} are missing",
+        off_w.host_trim_pages,
+        on_w.host_trim_pages,
+        DELETED_BYTES / 4096
+    );
+}
+
+/// `--backing FILE`: the device's bytes in a sparse file. ext4 on it reads
+/// back what it wrote (O_DIRECT, from the device), the report is the
+/// in-memory run's, and the file, the device's image without dedup, holds
+/// no more than what is live: far less than the device's size.
+#[test]
+fn ext4_on_a_backing_file_reads_back() {
+    use std::os::unix::fs::MetadataExt;
+    require_live!();
+    let dir = scratch("backing");
+    let file = dir.join("device.img");
+    let (out, data, read) = write_verify_delete(FsKind::Ext4, None, true, Some(file.clone()));
+    assert!(out.status.success(), "the command failed");
+    assert!(read == data, "the data read back differs");
+    let meta = std::fs::metadata(&file).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(meta.len(), SIZE_BYTES, "the file spans the device");
+    let allocated_bytes = meta.blocks() * 512;
+    assert!(
+        allocated_bytes >= DATA_BYTES as u64 && allocated_bytes < SIZE_BYTES / 2,
+        "{allocated_bytes} bytes allocated: the data, the file system's metadata, no more"
+    );
+    assert_eq!(
+        out.report.window.host_write_pages * 4096,
+        out.host.write_bytes
+    );
+}
+
 #[test]
 fn xfs_writes_read_back_and_discards_trim() {
     require_live!();
@@ -183,6 +243,8 @@ sync";
         fs: FsKind::Ext4,
         record: Some(trace.clone()),
         mount: None,
+        backing: None,
+        discard: true,
         command: vec!["sh".into(), "-c".into(), script.into()],
     };
     let live = ftlsim_live::run(&req).unwrap();
@@ -226,6 +288,7 @@ fn served_device_keeps_files_across_remount() {
         sets: Vec::new(),
         size_bytes: SIZE_BYTES,
         record: None,
+        backing: None,
         dir: dir.clone(),
     };
     let data = pattern(DATA_BYTES, 11);
@@ -243,10 +306,10 @@ fn served_device_keeps_files_across_remount() {
         let read_back = (|| -> anyhow::Result<Vec<u8>> {
             let lo = LoopDevice::attach(&disk, 4096)?;
             system::mkfs(FsKind::Ext4, &lo.path)?;
-            let m = Mounted::mount(FsKind::Ext4, &lo.path, &mnt)?;
+            let m = Mounted::mount(FsKind::Ext4, &lo.path, &mnt, true)?;
             std::fs::write(mnt.join("kept"), &data)?;
             m.unmount()?;
-            let m = Mounted::mount(FsKind::Ext4, &lo.path, &mnt)?;
+            let m = Mounted::mount(FsKind::Ext4, &lo.path, &mnt, true)?;
             let back = std::fs::read(mnt.join("kept"))?;
             m.unmount()?;
             drop(lo);
@@ -290,6 +353,8 @@ fn capture_joins_file_writes_to_device_pages() {
         fs: FsKind::Ext4,
         record: Some(trace.clone()),
         mount: None,
+        backing: None,
+        discard: true,
         command: vec![prog.as_os_str().to_owned(), ".".into()],
     };
     let out = ftlsim_live::run(&req).unwrap();
@@ -376,6 +441,8 @@ INSERT INTO t SELECT x, hex(randomblob(100)) FROM c;\n",
         fs: FsKind::Ext4,
         record: Some(trace.clone()),
         mount: None,
+        backing: None,
+        discard: true,
         command: vec![
             "sh".into(),
             "-c".into(),

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::rc::Rc;
 
 use anyhow::{anyhow, Result};
-use ftlsim::config::Config;
+use ftlsim::config::{Config, TraceTrims};
 use ftlsim::request::{Op, Request, RequestSource};
 use ftlsim::SimError;
 use ftlsim_trace::{
@@ -84,17 +84,24 @@ struct TraceSource {
     stream: PageStream,
     page: PageRequest,
     skipped: Rc<Cell<u64>>,
+    /// `workload.trace.trims = "drop"`: trims are read and left out.
+    drop_trims: bool,
 }
 
 impl RequestSource for TraceSource {
     fn next_request(&mut self, out: &mut Request) -> Result<bool, SimError> {
-        let more = self
-            .stream
-            .next_request(&mut self.page)
-            .map_err(|e| SimError::Source(e.to_string()))?;
-        self.skipped.set(self.stream.skipped_bad_lines());
-        if !more {
-            return Ok(false);
+        loop {
+            let more = self
+                .stream
+                .next_request(&mut self.page)
+                .map_err(|e| SimError::Source(e.to_string()))?;
+            self.skipped.set(self.stream.skipped_bad_lines());
+            if !more {
+                return Ok(false);
+            }
+            if !(self.drop_trims && self.page.op == Op::Trim) {
+                break;
+            }
         }
         let p = &self.page;
         // The trace crate speaks the core's `Op`: remap and clone pass through.
@@ -141,6 +148,7 @@ pub fn open_source(cfg: &Config) -> Result<(Box<dyn RequestSource>, SkippedLines
             stream,
             page: PageRequest::default(),
             skipped: skipped.clone(),
+            drop_trims: t.trims == TraceTrims::Drop,
         }),
         skipped,
     ))

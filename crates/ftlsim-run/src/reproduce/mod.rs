@@ -67,6 +67,9 @@ pub const BUILT_IN: &[BuiltIn] = &[
         configs: &[
             embed!("examples/pcstream-real/device-256mib.toml"),
             embed!("examples/pcstream-real/device-512mib.toml"),
+            embed!("examples/pcstream-real/device-256mib-droptrims.toml"),
+            embed!("examples/pcstream-real/device-512mib-droptrims.toml"),
+            embed!("examples/pcstream-real/device-192mib.toml"),
         ],
     },
     BuiltIn {

@@ -21,7 +21,7 @@ pub use device::DeviceConfig;
 pub use ftl::{FdpIsolation, FrontierMode, FtlConfig, GcPolicyName, PlacementName};
 pub use metrics::MetricsConfig;
 pub use timing::{TimingConfig, TimingMode};
-pub use workload::{Precondition, TraceConfig, WorkloadConfig, WorkloadType};
+pub use workload::{Precondition, TraceConfig, TraceTrims, WorkloadConfig, WorkloadType};
 
 use crate::app::lsm::{LsmConfig, RemapMode};
 use crate::error::ConfigError;

@@ -64,6 +64,19 @@ pub struct TraceConfig {
     pub blkparse_action: Option<String>,
     /// Skip unparsable lines (and report how many) instead of stopping.
     pub skip_bad_lines: bool,
+    /// What the replay does with the trace's trims: `keep` them, or `drop`
+    /// them, so that the FTL learns of dead data only when it is
+    /// overwritten (a file system mounted without `discard`).
+    pub trims: TraceTrims,
+}
+
+/// `workload.trace.trims`: whether a replay passes the trace's trims on.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum TraceTrims {
+    #[default]
+    Keep,
+    Drop,
 }
 
 impl Default for TraceConfig {
@@ -77,6 +90,7 @@ impl Default for TraceConfig {
             time_unit: None,
             blkparse_action: None,
             skip_bad_lines: false,
+            trims: TraceTrims::Keep,
         }
     }
 }
