@@ -21,22 +21,24 @@
 //! matter (every later transfer is ready after it) and are dropped, so the
 //! table holds only the transfers in flight.
 
-/// Transfers in the table before the ended ones are looked for and dropped.
+/// Transfers in the table before the ended ones are first looked for and
+/// dropped.
 const FORGET_AT: usize = 64;
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Channel {
     /// Ready time and start of the last transfer in ready order, copied out
     /// of the timetable: placing a transfer ready after it (the common
     /// case) reads only these.
     last_ready: u64,
     last_start: u64,
-    /// `(ready, start)` of each transfer from `head` on, in ready order;
-    /// starts are increasing and at least one transfer apart. Entries
-    /// before `head` have ended and are dropped in batches (a plain vector:
-    /// the slow path scans and shifts it as a slice).
+    /// `(ready, start)` of each transfer not yet dropped, in ready order;
+    /// starts are increasing and at least one transfer apart.
     timetable: Vec<(u64, u64)>,
-    head: usize,
+    /// The table length at which ended transfers are next looked for:
+    /// twice what was left in flight the last time (at least `FORGET_AT`),
+    /// so looking costs O(1) per transfer however long the table is.
+    forget_at: usize,
     /// Transfers carried; their total and longest wait between ready and
     /// start, as computed when each was placed.
     transfers: u64,
@@ -46,10 +48,25 @@ pub struct Channel {
     late_shift_ns: u64,
 }
 
+impl Default for Channel {
+    fn default() -> Self {
+        Self {
+            last_ready: 0,
+            last_start: 0,
+            timetable: Vec::new(),
+            forget_at: FORGET_AT,
+            transfers: 0,
+            wait_ns: 0,
+            max_wait_ns: 0,
+            late_shift_ns: 0,
+        }
+    }
+}
+
 impl Channel {
     pub fn reset(&mut self) {
         self.timetable.clear();
-        self.head = 0;
+        self.forget_at = FORGET_AT;
         self.last_ready = 0;
         self.last_start = 0;
         self.transfers = 0;
@@ -79,38 +96,39 @@ impl Channel {
         self.late_shift_ns
     }
 
-    /// When the last transfer in flight ends (0 when none is), given
-    /// transfers of `len_ns`.
+    /// When the last transfer placed (in ready order) ends, given transfers
+    /// of `len_ns`; 0 when none was. (Placing always leaves the table
+    /// non-empty: ended transfers are dropped just before a push.)
     pub fn free_at(&self, len_ns: u64) -> u64 {
-        self.live().last().map_or(0, |t| t.1 + len_ns)
+        self.timetable.last().map_or(0, |t| t.1 + len_ns)
     }
 
-    /// The transfers in flight (or not yet dropped), in ready order.
+    /// The transfers not yet dropped, in ready order.
+    #[cfg(test)]
     fn live(&self) -> &[(u64, u64)] {
-        &self.timetable[self.head..]
+        &self.timetable
     }
 
     /// Forgets the transfers of `len_ns` that ended by `now`, once the
-    /// table holds `FORGET_AT` of them or more: an ended transfer changes
-    /// nothing (every later one is ready after it ended), so dropping them
-    /// only bounds memory, and checking the front on every transfer would
-    /// cost more than the rest of placing it. `now` must never decrease.
+    /// table has grown to `forget_at`: an ended transfer changes nothing
+    /// (every later one is ready after it ended, so goes after it and cannot
+    /// collide with it), so dropping them only bounds memory, and looking on
+    /// every transfer would cost more than the rest of placing it. `now`
+    /// must never decrease.
     #[inline(always)]
     pub fn forget_before(&mut self, now: u64, len_ns: u64) {
-        if self.timetable.len() - self.head < FORGET_AT {
-            return;
+        if self.timetable.len() >= self.forget_at {
+            self.forget_ended(now, len_ns);
         }
-        while self
-            .timetable
-            .get(self.head)
-            .is_some_and(|t| t.1 + len_ns <= now)
-        {
-            self.head += 1;
-        }
-        if 2 * self.head >= self.timetable.len() {
-            self.timetable.drain(..self.head);
-            self.head = 0;
-        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn forget_ended(&mut self, now: u64, len_ns: u64) {
+        // Starts increase in ready order, so the ended transfers are a prefix.
+        let ended = self.timetable.partition_point(|t| t.1 + len_ns <= now);
+        self.timetable.drain(..ended);
+        self.forget_at = FORGET_AT.max(2 * self.timetable.len());
     }
 
     /// Places a transfer of `len_ns` ready at `ready_at` in ready order;
@@ -122,7 +140,7 @@ impl Channel {
             // A free channel (transfer time 0): nothing to place.
             return ready_at;
         }
-        let start = if self.head == self.timetable.len() {
+        let start = if self.timetable.is_empty() {
             ready_at
         } else if ready_at >= self.last_ready {
             ready_at.max(self.last_start + len_ns)
@@ -142,41 +160,39 @@ impl Channel {
         self.max_wait_ns = self.max_wait_ns.max(wait_ns);
     }
 
-    /// The slow path: ready before a transfer already placed. It goes in
+    /// The slow path: ready before the last transfer placed. It goes in
     /// ready order, and those after it move back as far as it pushes them.
+    #[inline(never)]
     fn place_before_waiting(&mut self, ready_at: u64, len_ns: u64) -> u64 {
-        // Insertion from the back: a transfer ready early usually passes
-        // only the last few placed (3 on average in the timed bench), which
-        // move up one place as it goes; past `SCAN`, a binary search.
+        // Found from the back: a transfer ready early usually passes only
+        // the last few placed (about 4 in the timed bench); past `SCAN`, a
+        // binary search.
         const SCAN: usize = 16;
-        self.timetable.push((ready_at, 0));
-        let live = &mut self.timetable[self.head..];
-        let mut pos = live.len() - 1;
-        let scan_to = pos.saturating_sub(SCAN);
-        while pos > scan_to && live[pos - 1].0 > ready_at {
-            live[pos] = live[pos - 1];
-            pos -= 1;
-        }
-        if pos == scan_to && pos > 0 && live[pos - 1].0 > ready_at {
-            let at = live[..pos].partition_point(|t| t.0 <= ready_at);
-            live.copy_within(at..pos, at + 1);
-            pos = at;
-        }
-        let start = match pos {
-            0 => ready_at,
-            _ => ready_at.max(live[pos - 1].1 + len_ns),
+        let table = &mut self.timetable;
+        let scan_from = table.len().saturating_sub(SCAN);
+        let pos = match table[scan_from..].iter().rposition(|t| t.0 <= ready_at) {
+            Some(i) => scan_from + i + 1,
+            None => table[..scan_from].partition_point(|t| t.0 <= ready_at),
         };
-        live[pos] = (ready_at, start);
+        let start = match pos.checked_sub(1) {
+            None => ready_at,
+            Some(before) => ready_at.max(table[before].1 + len_ns),
+        };
+        table.insert(pos, (ready_at, start));
         let mut prev_end = start + len_ns;
-        for t in &mut live[pos + 1..] {
+        let mut shifted_ns = 0;
+        for t in &mut table[pos + 1..] {
             if t.1 >= prev_end {
                 break;
             }
-            self.late_shift_ns += prev_end - t.1;
+            shifted_ns += prev_end - t.1;
             t.1 = prev_end;
             prev_end += len_ns;
         }
-        self.last_start = self.timetable.last().expect("just inserted").1;
+        self.late_shift_ns += shifted_ns;
+        if let Some(&(_, last_start)) = table.last() {
+            self.last_start = last_start;
+        }
         self.account(start - ready_at);
         start + len_ns
     }
