@@ -296,4 +296,91 @@ mod tests {
         assert_eq!(c.late_shift_ns(), 5);
         assert_eq!(t.len(), 21);
     }
+
+    /// The timetable the slow, obvious way: every transfer in flight in
+    /// ready order (FIFO among equals), and after each placement every start
+    /// from the new transfer on recomputed by Lindley's recursion (those
+    /// before it cannot change; an ended transfer still delayed the ones
+    /// after it, so they are not recomputed from scratch). Ended transfers
+    /// are dropped at every placement.
+    #[derive(Default)]
+    struct Reference {
+        table: Vec<(u64, u64)>,
+        late_shift_ns: u64,
+        wait_ns: u64,
+        max_wait_ns: u64,
+    }
+
+    impl Reference {
+        fn place(&mut self, now: u64, ready_at: u64, len_ns: u64) -> u64 {
+            self.table.retain(|t| t.1 + len_ns > now);
+            let pos = self.table.partition_point(|t| t.0 <= ready_at);
+            self.table.insert(pos, (ready_at, 0));
+            let mut prev_end = match pos {
+                0 => 0,
+                _ => self.table[pos - 1].1 + len_ns,
+            };
+            for (i, t) in self.table.iter_mut().enumerate().skip(pos) {
+                let start = t.0.max(prev_end);
+                if i > pos {
+                    self.late_shift_ns += start - t.1;
+                }
+                t.1 = start;
+                prev_end = start + len_ns;
+            }
+            let start = self.table[pos].1;
+            self.wait_ns += start - ready_at;
+            self.max_wait_ns = self.max_wait_ns.max(start - ready_at);
+            start + len_ns
+        }
+    }
+
+    #[test]
+    fn the_window_and_the_binary_search_agree_with_a_plain_recomputation() {
+        // Random placements (xorshift, fixed seeds): most ready soon after
+        // the issue time, some far ahead (a LUN with a long queue), some on
+        // equal times, bursts that pass more than the window. Every end,
+        // wait and push-back must match the reference exactly, with ended
+        // transfers dropped at the channel's own pace.
+        for seed in 1..=8u64 {
+            let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let mut next = move |n: u64| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x % n
+            };
+            let len_ns = 10;
+            let (mut c, mut r) = (Channel::default(), Reference::default());
+            let mut now = 0;
+            for step in 0..20_000 {
+                now += next(8);
+                let ready_at = match next(10) {
+                    0..=3 => now + next(30),
+                    4..=6 => now + 5 * next(20),
+                    7 | 8 => now + next(400),
+                    _ => now + 10 * next(60),
+                };
+                c.forget_before(now, len_ns);
+                let end = c.place(ready_at, len_ns);
+                assert_eq!(
+                    end,
+                    r.place(now, ready_at, len_ns),
+                    "seed {seed} step {step}"
+                );
+                assert_eq!(
+                    c.late_shift_ns(),
+                    r.late_shift_ns,
+                    "seed {seed} step {step}"
+                );
+                assert_eq!(c.wait_ns(), r.wait_ns);
+                assert_eq!(c.max_wait_ns(), r.max_wait_ns);
+                assert_eq!(
+                    c.free_at(len_ns),
+                    r.table.last().map_or(0, |t| t.1 + len_ns)
+                );
+            }
+            assert_eq!(c.transfers(), 20_000);
+        }
+    }
 }
