@@ -113,7 +113,8 @@ enum Command {
         #[arg(long, default_value_t = 3)]
         segments: usize,
         /// Run one group of cases only (`assigners`: the gcc model without a
-        /// layer, with autostream, with pcstream).
+        /// layer, with autostream, with pcstream; `timed`: the timing model's
+        /// closed-loop cases, JSON `{"timed_cases": [...]}`).
         #[arg(long, value_enum)]
         only: Option<BenchOnly>,
         #[arg(long)]
@@ -125,6 +126,7 @@ enum Command {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum BenchOnly {
     Assigners,
+    Timed,
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -266,6 +268,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     println!("{}", serde_json::to_string(&case)?);
                 } else {
                     print!("{}", ftlsim_run::bench::render_assigners(&case));
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            if only == Some(BenchOnly::Timed) {
+                let cases = ftlsim_run::bench::timed_cases(quick, segments, &mut |name| {
+                    eprintln!("bench: {name}")
+                })?;
+                if json {
+                    println!("{}", serde_json::json!({ "timed_cases": cases }));
+                } else {
+                    print!("{}", ftlsim_run::bench::render_timed(&cases));
                 }
                 return Ok(ExitCode::SUCCESS);
             }

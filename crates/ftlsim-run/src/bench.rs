@@ -463,13 +463,7 @@ pub fn run_bench(
     let dedup = dedup_case(quick, segments)?;
     let dedup_host_writes_per_sec = dedup.host_writes_per_sec;
     cases.push(dedup);
-    let mut timed_cases = Vec::new();
-    for sf in [0.28, 0.07] {
-        progress(&format!(
-            "timed QD 32 uniform {blocks} blocks x 256 pages, Sf {sf}"
-        ));
-        timed_cases.push(timed_case(blocks, sf, 32, segments)?);
-    }
+    let timed_cases = timed_cases(quick, segments, progress)?;
     progress("native trace replay, 4096 blocks x 256 pages, Sf 0.28");
     let replay = trace_replay_case(segments)?;
     progress(&format!(
@@ -495,6 +489,41 @@ pub fn run_bench(
     })
 }
 
+/// The timed cases alone (`ftlsim bench --only timed`): the timing model's
+/// hot path, closed loop QD 32 at Sf 0.28 and 0.07.
+pub fn timed_cases(
+    quick: bool,
+    segments: usize,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<TimedBenchCase>> {
+    anyhow::ensure!(segments > 0, "bench needs at least one timed segment");
+    let blocks = if quick { 4096 } else { 65_536 };
+    let mut cases = Vec::new();
+    for sf in [0.28, 0.07] {
+        progress(&format!(
+            "timed QD 32 uniform {blocks} blocks x 256 pages, Sf {sf}"
+        ));
+        cases.push(timed_case(blocks, sf, 32, segments)?);
+    }
+    Ok(cases)
+}
+
+pub fn render_timed(cases: &[TimedBenchCase]) -> String {
+    let mut s = String::new();
+    for c in cases {
+        s += &format!(
+            "{:<52} {:>6.2} M requests/s (median of {}), WAF {:.3}, simulated {:.0} IOPS, write p99 {:.0} us\n",
+            c.name,
+            c.requests_per_sec / 1e6,
+            c.segments_requests_per_sec.len(),
+            c.waf,
+            c.simulated_iops,
+            c.write_latency_us_p99
+        );
+    }
+    s
+}
+
 pub fn render(r: &BenchReport) -> String {
     let mut s = String::new();
     for c in &r.cases {
@@ -507,17 +536,7 @@ pub fn render(r: &BenchReport) -> String {
             c.state_bytes_per_physical_page
         );
     }
-    for c in &r.timed_cases {
-        s += &format!(
-            "{:<52} {:>6.2} M requests/s (median of {}), WAF {:.3}, simulated {:.0} IOPS, write p99 {:.0} us\n",
-            c.name,
-            c.requests_per_sec / 1e6,
-            c.segments_requests_per_sec.len(),
-            c.waf,
-            c.simulated_iops,
-            c.write_latency_us_p99
-        );
-    }
+    s += &render_timed(&r.timed_cases);
     s += &format!(
         "{:<52} {:>6.2} M requests/s (median of {})\n",
         "native trace replay, 4096 blocks, Sf 0.28",

@@ -40,46 +40,52 @@ const NO_GROUP: u32 = u32::MAX;
 /// that GC's alternating reads and programs are both sampled.
 const QUEUE_SAMPLE_EVERY: u64 = 7;
 
-/// The end times of a LUN's operations not yet finished, oldest first, kept
-/// inline (a ring) so that counting them costs no trip to the heap. When
-/// full, the oldest is dropped: it ends first, so the count is exact again
-/// as soon as it is below the capacity.
+/// The end times of a LUN's last `QUEUE_LENGTH_CAP` operations, by
+/// sequence number (a ring), and how many of them have been seen to end.
+/// A LUN's operations end in the order they are scheduled, so the ones not
+/// yet finished are always the newest: counting them passes only those
+/// that ended since the last count, and scheduling one is a single store. Of more than `QUEUE_LENGTH_CAP`
+/// unfinished, only the newest `QUEUE_LENGTH_CAP` are counted; the count is
+/// exact again as soon as fewer are left.
 #[derive(Debug, Clone)]
 struct PendingEnds {
     ends: [u64; QUEUE_LENGTH_CAP],
-    head: usize,
-    len: usize,
+    /// Operations scheduled, and the sequence number of the oldest not
+    /// known to have ended.
+    pushed: u64,
+    ended: u64,
 }
 
 impl Default for PendingEnds {
     fn default() -> Self {
         Self {
             ends: [0; QUEUE_LENGTH_CAP],
-            head: 0,
-            len: 0,
+            pushed: 0,
+            ended: 0,
         }
     }
 }
 
 impl PendingEnds {
-    /// Drops the operations ended by `now`; returns how many are left.
+    /// Marks the operations ended by `now` (of those kept); returns how
+    /// many of those kept are left. A forward scan, not a binary search:
+    /// it passes about one operation per call and its exit is the only
+    /// branch it mispredicts.
     #[inline(always)]
     fn left_after(&mut self, now: u64) -> usize {
-        while self.len > 0 && self.ends[self.head] <= now {
-            self.head = (self.head + 1) % QUEUE_LENGTH_CAP;
-            self.len -= 1;
+        let cap = QUEUE_LENGTH_CAP as u64;
+        let mut first = self.ended.max(self.pushed.saturating_sub(cap));
+        while first < self.pushed && self.ends[(first % cap) as usize] <= now {
+            first += 1;
         }
-        self.len
+        self.ended = first;
+        (self.pushed - first) as usize
     }
 
     #[inline(always)]
     fn push(&mut self, end: u64) {
-        if self.len == QUEUE_LENGTH_CAP {
-            self.head = (self.head + 1) % QUEUE_LENGTH_CAP;
-            self.len -= 1;
-        }
-        self.ends[(self.head + self.len) % QUEUE_LENGTH_CAP] = end;
-        self.len += 1;
+        self.ends[(self.pushed % QUEUE_LENGTH_CAP as u64) as usize] = end;
+        self.pushed += 1;
     }
 }
 
@@ -154,8 +160,8 @@ pub struct Engine {
     /// Per LUN, `QUEUE_LENGTH_CAP + 1` counters: entry `n` counts the
     /// operations that found `n` others at the LUN.
     queue_counts: Vec<u64>,
-    /// LUN operations scheduled, for sampling queue lengths.
-    ops_seen: u64,
+    /// LUN operations left until the next one sampled for queue lengths.
+    ops_to_sample: u64,
     /// Program/erase suspend: (suspend, resume) overheads when on.
     suspend_ns: Option<(u64, u64)>,
     /// Planes per LUN, and LUNs x planes: a page's multi-plane group is
@@ -192,7 +198,7 @@ impl Engine {
             channels: vec![Channel::default(); params.channels as usize],
             gc_read_done: Vec::new(),
             queue_counts: vec![0; luns as usize * (QUEUE_LENGTH_CAP + 1)],
-            ops_seen: 0,
+            ops_to_sample: QUEUE_SAMPLE_EVERY,
             suspend_ns: params.suspend_ns,
             planes: params.planes_per_lun.max(1),
             group_span: luns * params.planes_per_lun.max(1),
@@ -217,7 +223,7 @@ impl Engine {
             c.reset();
         }
         self.queue_counts.fill(0);
-        self.ops_seen = 0;
+        self.ops_to_sample = QUEUE_SAMPLE_EVERY;
         self.suspensions = 0;
         self.suspend_delay_ns = 0;
         self.gc_read_done.clear();
@@ -390,8 +396,9 @@ impl Engine {
         // Every QUEUE_SAMPLE_EVERY-th operation counts the operations it
         // finds at its LUN when its request is issued: counting for every
         // one would cost as much as the rest of scheduling it.
-        self.ops_seen = self.ops_seen.wrapping_add(1);
-        if self.ops_seen.is_multiple_of(QUEUE_SAMPLE_EVERY) {
+        self.ops_to_sample -= 1;
+        if self.ops_to_sample == 0 {
+            self.ops_to_sample = QUEUE_SAMPLE_EVERY;
             let found = l.pending.left_after(now);
             self.queue_counts[lun * (QUEUE_LENGTH_CAP + 1) + found] += 1;
         }
