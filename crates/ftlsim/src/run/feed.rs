@@ -124,7 +124,8 @@ impl Synthetic {
         dev.prefetch_write(Prefetch::Mapped, lpn, content);
         let (lpn, content) = self.ahead[at(LOOKAHEAD / 4)];
         dev.prefetch_write(Prefetch::Dying, lpn, content);
-        let next = std::mem::replace(&mut self.ahead[self.pos], upcoming);
+        // `pos` stays below LOOKAHEAD (a power of two): the mask spares a bounds check.
+        let next = std::mem::replace(&mut self.ahead[self.pos % LOOKAHEAD], upcoming);
         self.pos = (self.pos + 1) % LOOKAHEAD;
         next
     }
