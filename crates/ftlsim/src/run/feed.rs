@@ -28,9 +28,11 @@ pub struct Fill<'a> {
 impl Feed for Fill<'_> {
     #[inline(always)]
     fn next<D: Target>(&mut self, _dev: &D, _max_pages: u64) -> Result<Option<&Request>, SimError> {
-        self.req.set(Op::Write, self.next_lpn, 1);
+        // The driver's request: its other fields stay at their defaults.
+        self.req.set_range(Op::Write, self.next_lpn, 1);
         self.next_lpn += 1;
         if self.generator.has_content() {
+            self.req.fingerprints.clear();
             self.req.fingerprints.push(self.generator.unique_content());
         }
         Ok(Some(self.req))
@@ -143,8 +145,10 @@ impl Synthetic {
     ) {
         let (start, first_content) = self.next_write(generator, dev);
         let pages = u64::from(generator.request_size(start)).min(max_pages);
-        out.set(Op::Write, start, pages as u32);
+        // The driver's request: its other fields stay at their defaults.
+        out.set_range(Op::Write, start, pages as u32);
         if generator.has_content() {
+            out.fingerprints.clear();
             out.fingerprints.push(first_content);
             for _ in 1..pages {
                 out.fingerprints.push(generator.next_content());
