@@ -120,6 +120,21 @@ impl Request {
         self.fingerprints.clear();
     }
 
+    /// Sets the operation and range only, for a request whose other fields
+    /// are already at their defaults and whose fingerprints the caller
+    /// handles: the driver's own synthetic request, which only `set` and
+    /// this write (4 stores per request fewer than `set`).
+    #[inline(always)]
+    pub fn set_range(&mut self, op: Op, lpn: u64, pages: u32) {
+        debug_assert!(
+            self.src_lpn == 0 && self.arrival_ns.is_none() && self.stream == 0 && self.context == 0,
+            "set_range on a request with fields set: use set"
+        );
+        self.op = op;
+        self.lpn = lpn;
+        self.pages = pages;
+    }
+
     /// Copies the part of `other` that covers its pages `first..first + pages`
     /// (counted from `other.lpn`), reusing `self`'s fingerprint allocation.
     pub fn copy_part_from(&mut self, other: &Request, first: u32, pages: u32) {

@@ -19,15 +19,43 @@ impl Ssd {
         }
         // Under FDP an invalid placement id becomes handle 0 here, once per request.
         let stream = self.resolve_stream(req.stream)?;
-        for (i, lpn) in req.lpns().enumerate() {
-            let content = req.fingerprints.get(i).copied().unwrap_or(0);
-            if let Err(e) = self.write_page_of_stream(lpn, stream, content) {
-                self.stream_counters[usize::from(stream)].host_write_pages += i as u64;
-                return Err(e);
+        // Without content keying a request carries no fingerprints: that
+        // loop looks up none.
+        let written = if req.fingerprints.is_empty() {
+            self.write_pages_of_stream(req.lpn, req.pages, stream, std::iter::repeat(0))
+        } else {
+            let contents = req.fingerprints.iter().copied().chain(std::iter::repeat(0));
+            self.write_pages_of_stream(req.lpn, req.pages, stream, contents)
+        };
+        let stream_pages = &mut self.stream_counters[usize::from(stream)].host_write_pages;
+        match written {
+            Ok(()) => {
+                *stream_pages += u64::from(req.pages);
+                Ok(Completion::default())
+            }
+            Err((done, e)) => {
+                *stream_pages += u64::from(done);
+                Err(e)
             }
         }
-        self.stream_counters[usize::from(stream)].host_write_pages += u64::from(req.pages);
-        Ok(Completion::default())
+    }
+
+    /// Writes `pages` pages from `lpn` on, with contents from `contents`;
+    /// on an error, how many were written before it.
+    #[inline(always)]
+    fn write_pages_of_stream(
+        &mut self,
+        lpn: u64,
+        pages: u32,
+        stream: u16,
+        mut contents: impl Iterator<Item = u64>,
+    ) -> Result<(), (u32, SimError)> {
+        for i in 0..pages {
+            let content = contents.next().unwrap_or(0);
+            self.write_page_of_stream(lpn + u64::from(i), stream, content)
+                .map_err(|e| (i, e))?;
+        }
+        Ok(())
     }
 
     #[inline(never)]

@@ -464,7 +464,7 @@ impl Ssd {
     /// were fetched by the first): fetch the sharing record and OOB of the
     /// page the write will leave, and of the page holding the same content
     /// if there is one (a duplicate will join its reverse-map list).
-    #[inline]
+    #[inline(always)]
     pub fn prefetch_mapped(&self, lpn: u64, content: u64) {
         // Every mode: the valid bit and block counters an overwrite updates.
         if let Some(e) = self.l2p.get(lpn as usize) {
@@ -473,6 +473,15 @@ impl Ssd {
                 super::prefetch(&self.blocks.valid, self.geo.block_of(e.ppn) as usize);
             }
         }
+        if self.sharing.is_some() {
+            self.prefetch_mapped_shared(lpn, content);
+        }
+    }
+
+    /// `prefetch_mapped`'s sharing records, out of line so that the
+    /// driver's loop without sharing stays small.
+    #[inline(never)]
+    fn prefetch_mapped_shared(&self, lpn: u64, content: u64) {
         let Some(s) = &self.sharing else { return };
         if let Some(e) = self.l2p.get(lpn as usize) {
             if e.ppn != NONE {
@@ -491,8 +500,15 @@ impl Ssd {
     /// Third stage of the write lookahead: the index slot of the content
     /// that an overwrite of `lpn` will kill (its sharing record was fetched
     /// by the second stage).
-    #[inline]
+    #[inline(always)]
     pub fn prefetch_dying_content(&self, lpn: u64, content: u64) {
+        if self.sharing.is_some() {
+            self.prefetch_dying_content_shared(lpn, content);
+        }
+    }
+
+    #[inline(never)]
+    fn prefetch_dying_content_shared(&self, lpn: u64, content: u64) {
         let Some(s) = &self.sharing else { return };
         if let (Some(index), Some(e)) = (&s.index, self.l2p.get(lpn as usize)) {
             if e.ppn != NONE {
@@ -506,7 +522,7 @@ impl Ssd {
     }
 
     /// The index slot a write of `content` will probe.
-    #[inline]
+    #[inline(always)]
     pub fn prefetch_content(&self, content: u64) {
         if let Some(index) = self.sharing.as_ref().and_then(|s| s.index.as_ref()) {
             index.prefetch(content);

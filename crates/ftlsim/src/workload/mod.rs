@@ -73,7 +73,7 @@ impl ContentSource {
         fingerprint_of(self.unique)
     }
 
-    #[inline]
+    #[inline(never)]
     fn next(&mut self) -> u64 {
         if self.unique > 0 && self.dedup_fraction > 0.0 && self.rng.random_bool(self.dedup_fraction)
         {
@@ -234,9 +234,14 @@ impl Generator {
     }
 
     /// Content of the next written page (0 when the run tracks no content).
-    #[inline]
+    /// The test inlines into the write loop (`map_or` stayed a call per
+    /// request); the draw itself, dedup runs only, stays out of line.
+    #[inline(always)]
     pub fn next_content(&mut self) -> u64 {
-        self.content.as_mut().map_or(0, ContentSource::next)
+        match &mut self.content {
+            Some(content) => content.next(),
+            None => 0,
+        }
     }
 
     /// A content never written before (for preconditioning without duplicates).
