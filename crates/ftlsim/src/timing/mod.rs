@@ -14,7 +14,7 @@
 //!
 //! * `config`: the `[timing]` section and its values in nanoseconds.
 //! * `engine`: resources, where pages live (superblock striping), scheduling.
-//! * `channel`: one channel's timetable (transfers placed in idle gaps).
+//! * `channel`: one channel's timetable (transfers in the order their data is ready).
 //! * `replay`: closed and open loop issue times, bounded by the queue depth.
 //! * `stats`: latency histograms, throughput, busy time, latency over time.
 //!
