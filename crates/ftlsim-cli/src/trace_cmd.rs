@@ -123,6 +123,14 @@ impl InputArgs {
     }
 }
 
+/// `--page-bytes` must name at least one byte.
+fn check_page_bytes(page_bytes: u64) -> Result<()> {
+    if page_bytes == 0 {
+        return Err(anyhow!("--page-bytes must be at least 1"));
+    }
+    Ok(())
+}
+
 pub fn run_trace_command(cmd: TraceCommand) -> Result<()> {
     match cmd {
         TraceCommand::Layout {
@@ -131,9 +139,7 @@ pub fn run_trace_command(cmd: TraceCommand) -> Result<()> {
             size,
             page_bytes,
         } => {
-            if page_bytes == 0 {
-                return Err(anyhow!("--page-bytes must be at least 1"));
-            }
+            check_page_bytes(page_bytes)?;
             let size_bytes = ftlsim_live::parse_size(&size).map_err(|e| anyhow!("--size: {e}"))?;
             let text = std::fs::read_to_string(&capture)
                 .with_context(|| format!("cannot read {}", capture.display()))?;
@@ -159,9 +165,7 @@ pub fn run_trace_command(cmd: TraceCommand) -> Result<()> {
             page_bytes,
             json,
         } => {
-            if page_bytes == 0 {
-                return Err(anyhow!("--page-bytes must be at least 1"));
-            }
+            check_page_bytes(page_bytes)?;
             let rows = ftlsim_live::pclife::pc_lifetimes(&trace, page_bytes)?;
             if json {
                 println!("{}", serde_json::to_string(&rows)?);
@@ -175,9 +179,7 @@ pub fn run_trace_command(cmd: TraceCommand) -> Result<()> {
             page_bytes,
             json,
         } => {
-            if page_bytes == 0 {
-                return Err(anyhow!("--page-bytes must be at least 1"));
-            }
+            check_page_bytes(u64::from(page_bytes))?;
             let mut reader = open(&file, &input.options()?).map_err(|e| anyhow!("{e}"))?;
             let stats =
                 TraceStats::from_reader(reader.as_mut(), page_bytes).map_err(|e| anyhow!("{e}"))?;

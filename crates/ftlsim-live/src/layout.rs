@@ -93,6 +93,35 @@ impl BlockDevice for TraceSink {
     fn layer_stats(&self, _out: &mut Vec<LayerStats>) {}
 }
 
+/// Sends `op` for the file's pages `pages` (all held), one request per run
+/// of contiguous LPNs, tagged with `context`.
+fn submit_runs(
+    files: &mut Files<TraceSink>,
+    file: FileId,
+    pages: std::ops::Range<u64>,
+    op: Op,
+    context: u64,
+) -> Result<(), SimError> {
+    let page_bytes = u64::from(files.page_bytes());
+    let lpn_of = |files: &Files<TraceSink>, page: u64| {
+        files.lpn_of(file, page * page_bytes).expect("a held page")
+    };
+    let mut page = pages.start;
+    while page < pages.end {
+        let lpn = lpn_of(files, page);
+        let mut run = 1;
+        while page + run < pages.end && lpn_of(files, page + run) == lpn + run {
+            run += 1;
+        }
+        let mut req = Request::default();
+        req.set(op, lpn, run as u32);
+        req.context = context;
+        files.device_mut().submit(&req)?;
+        page += run;
+    }
+    Ok(())
+}
+
 /// One call of the log, in time order.
 enum Step {
     Write {
@@ -171,23 +200,8 @@ pub fn layout(
                 let first = offset_bytes / page_bytes;
                 let end = (offset_bytes + len_bytes).div_ceil(page_bytes);
                 let held = files.pages(id);
-                // Pages the file already has: rewrite them in place, one
-                // request per run of contiguous LPNs.
-                let mut page = first;
-                while page < end.min(held) {
-                    let lpn = files.lpn_of(id, page * page_bytes).expect("a held page");
-                    let mut run = 1;
-                    while page + run < end.min(held)
-                        && files.lpn_of(id, (page + run) * page_bytes) == Some(lpn + run)
-                    {
-                        run += 1;
-                    }
-                    let mut req = Request::default();
-                    req.set(Op::Write, lpn, run as u32);
-                    req.context = pc;
-                    files.device_mut().submit(&req).map_err(at)?;
-                    page += run;
-                }
+                // Pages the file already has: rewrite them in place.
+                submit_runs(&mut files, id, first..end.min(held), Op::Write, pc).map_err(at)?;
                 // Past the end: append, holes first.
                 if end > held {
                     stats.hole_pages += first.saturating_sub(held);
@@ -218,12 +232,7 @@ pub fn layout(
                     } => {
                         let first = offset_bytes.div_ceil(page_bytes);
                         let end = ((offset_bytes + len_bytes) / page_bytes).min(files.pages(id));
-                        for page in first..end {
-                            let lpn = files.lpn_of(id, page * page_bytes).expect("a held page");
-                            let mut req = Request::default();
-                            req.set(Op::Trim, lpn, 1);
-                            files.device_mut().submit(&req).map_err(at)?;
-                        }
+                        submit_runs(&mut files, id, first..end, Op::Trim, 0).map_err(at)?;
                     }
                 }
             }
@@ -312,6 +321,25 @@ mod tests {
                 pcs: 3,
             }
         );
+    }
+
+    #[test]
+    fn a_punched_hole_trims_the_whole_pages_inside_it() {
+        // 4 pages, then a hole from the middle of page 0 to the end of page 2.
+        let text = "E 1 1 1 write 1 10 0 16384 000000000000000a 0\n\
+            E 2 1 1 fallocate-punch 1 10 100 12188 0 0\n";
+        let log = CaptureLog::parse(text).unwrap();
+        let out = std::env::temp_dir().join(format!("ftlsim-layout-punch-{}", std::process::id()));
+        let stats = layout(&log, &out, 64 * 4096, 4096).unwrap();
+        let recs = records(&out);
+        std::fs::remove_file(&out).unwrap();
+        let trims: Vec<(u64, u64)> = recs
+            .iter()
+            .filter(|r| r.op == TraceOp::Trim)
+            .map(|r| (r.offset_bytes / 4096, r.length_bytes / 4096))
+            .collect();
+        assert_eq!(trims, vec![(1, 2)], "pages 1 and 2, in one request");
+        assert_eq!(stats.trim_pages, 2);
     }
 
     #[test]
