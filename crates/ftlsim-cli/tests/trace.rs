@@ -366,3 +366,28 @@ fn trace_layout_writes_a_replayable_pc_tagged_trace() {
     assert!(err.contains("line 1"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--page-bytes 0` is refused by every trace command that takes it.
+#[test]
+fn trace_commands_refuse_zero_page_bytes() {
+    for args in [
+        &["trace", "pcs", "missing.trace", "--page-bytes", "0"][..],
+        &[
+            "trace",
+            "layout",
+            "missing.cap",
+            "-o",
+            "x.trace",
+            "--page-bytes",
+            "0",
+        ][..],
+    ] {
+        let out = ftlsim(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("--page-bytes must be at least 1"),
+            "{args:?}: {err}"
+        );
+    }
+}
