@@ -505,3 +505,24 @@ fn bad_ycsb_input_is_named() {
         assert_rejected(&["run", cfg, "--set", set], key);
     }
 }
+
+/// `device run --discard` takes on or off only, checked before anything is
+/// mounted (so this needs no root).
+#[test]
+fn device_run_rejects_an_unknown_discard_mode() {
+    assert_rejected(
+        &[
+            "device",
+            "run",
+            "--size",
+            "64MiB",
+            "--fs",
+            "ext4",
+            "--discard",
+            "maybe",
+            "--",
+            "true",
+        ],
+        "--discard",
+    );
+}

@@ -190,6 +190,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_large_device_without_a_backing_file_is_refused() {
+        let pages = (MEMORY_STORE_MAX_BYTES >> 12) + 1;
+        let err = page_store(pages, 4096, false, None).err().expect("refused");
+        assert!(err.to_string().contains("pass --backing FILE"), "{err}");
+    }
+
+    #[test]
     fn sizes() {
         assert_eq!(parse_size("2GiB"), Ok(2 << 30));
         assert_eq!(parse_size("64M"), Ok(64 << 20));
