@@ -41,52 +41,28 @@ const NO_GROUP: u32 = u32::MAX;
 const QUEUE_SAMPLE_EVERY: u64 = 7;
 
 /// The end times of a LUN's last `QUEUE_LENGTH_CAP` operations, by
-/// sequence number (a ring), and how many of them have been seen to end.
-/// A LUN's operations end in the order they are scheduled, so the ones not
-/// yet finished are always the newest: counting them passes only those
-/// that ended since the last count, and scheduling one is a single store. Of more than `QUEUE_LENGTH_CAP`
-/// unfinished, only the newest `QUEUE_LENGTH_CAP` are counted; the count is
-/// exact again as soon as fewer are left.
-#[derive(Debug, Clone)]
-struct PendingEnds {
-    ends: [u64; QUEUE_LENGTH_CAP],
-    /// Operations scheduled, and the sequence number of the oldest not
-    /// known to have ended.
-    pushed: u64,
-    ended: u64,
-}
+/// sequence number (a ring; the sequence numbers live in [`Lun`], the ring
+/// in `Engine::ends`). A LUN's operations end in the order they are
+/// scheduled, so the ones not yet finished are always the newest: counting
+/// them passes only those that ended since the last count, and scheduling
+/// one is a single store. Of more than `QUEUE_LENGTH_CAP` unfinished, only
+/// the newest `QUEUE_LENGTH_CAP` are counted; the count is exact again as
+/// soon as fewer are left.
+type EndRing = [u64; QUEUE_LENGTH_CAP];
 
-impl Default for PendingEnds {
-    fn default() -> Self {
-        Self {
-            ends: [0; QUEUE_LENGTH_CAP],
-            pushed: 0,
-            ended: 0,
-        }
+/// Marks the operations of `l` ended by `now` (of those kept in `ends`);
+/// returns how many of those kept are left. A forward scan, not a binary
+/// search: it passes about one operation per call and its exit is the only
+/// branch it mispredicts.
+#[inline(always)]
+fn left_after(l: &mut Lun, ends: &EndRing, now: u64) -> usize {
+    let cap = QUEUE_LENGTH_CAP as u64;
+    let mut first = l.ended.max(l.pushed.saturating_sub(cap));
+    while first < l.pushed && ends[(first % cap) as usize] <= now {
+        first += 1;
     }
-}
-
-impl PendingEnds {
-    /// Marks the operations ended by `now` (of those kept); returns how
-    /// many of those kept are left. A forward scan, not a binary search:
-    /// it passes about one operation per call and its exit is the only
-    /// branch it mispredicts.
-    #[inline(always)]
-    fn left_after(&mut self, now: u64) -> usize {
-        let cap = QUEUE_LENGTH_CAP as u64;
-        let mut first = self.ended.max(self.pushed.saturating_sub(cap));
-        while first < self.pushed && self.ends[(first % cap) as usize] <= now {
-            first += 1;
-        }
-        self.ended = first;
-        (self.pushed - first) as usize
-    }
-
-    #[inline(always)]
-    fn push(&mut self, end: u64) {
-        self.ends[(self.pushed % QUEUE_LENGTH_CAP as u64) as usize] = end;
-        self.pushed += 1;
-    }
+    l.ended = first;
+    (l.pushed - first) as usize
 }
 
 /// `a mod d` by two multiplications (Lemire, Kaser and Kurz, "Faster
@@ -114,8 +90,13 @@ impl FastMod {
     }
 }
 
-/// One LUN: next-free time, busy time (all work, and GC work alone), channel.
-#[derive(Debug, Clone, Default)]
+/// One LUN's state that every operation reads or writes: next-free time,
+/// busy time (all work, and GC work alone), channel, and the sequence
+/// numbers of its end-time ring (queue lengths). One cache line, apart
+/// from the state only the optional features use ([`LunFeatures`]) and the
+/// ring itself: a LUN operation touches this line and one ring slot.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(align(64))]
 struct Lun {
     free_at: u64,
     /// When the last scheduled operation starts: from then its cache
@@ -123,7 +104,18 @@ struct Lun {
     accepts_at: u64,
     busy_ns: u64,
     gc_busy_ns: u64,
+    /// Operations scheduled, and the sequence number of the oldest not
+    /// known to have ended (see [`EndRing`]).
+    pushed: u64,
+    ended: u64,
     channel: u32,
+}
+
+/// One LUN's state for program/erase suspend and multi-plane operations,
+/// kept apart from [`Lun`]: with both off (the default) it is never
+/// touched.
+#[derive(Debug, Clone, Copy)]
+struct LunFeatures {
     /// Whether the last scheduled operation is a program or an erase (a
     /// host read may suspend it), and when the reads let in during its
     /// current suspension end (program/erase suspend).
@@ -140,8 +132,21 @@ struct Lun {
     group_start: u64,
     group_end: u64,
     group_accepts_at: u64,
-    /// The operations scheduled and not yet finished (for queue lengths).
-    pending: PendingEnds,
+}
+
+impl Default for LunFeatures {
+    fn default() -> Self {
+        Self {
+            suspendable: false,
+            reads_until: 0,
+            group: NO_GROUP,
+            group_read: false,
+            group_pages: 0,
+            group_start: 0,
+            group_end: 0,
+            group_accepts_at: 0,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -153,6 +158,9 @@ pub struct Engine {
     transfer_ns: u64,
     pages_per_block: u32,
     luns: Vec<Lun>,
+    /// Per LUN: suspend and multi-plane state, and the end-time ring.
+    features: Vec<LunFeatures>,
+    ends: Vec<EndRing>,
     channels: Vec<Channel>,
     /// When each GC read of the current batch has its data in the controller
     /// (a GC copy cannot be programmed before it was read).
@@ -172,6 +180,10 @@ pub struct Engine {
     /// their requests' completions were computed.
     suspensions: u64,
     suspend_delay_ns: u64,
+    /// Neither program/erase suspend nor multi-plane is on: the run's
+    /// operations go through `run_ops::<false>`, which leaves out their
+    /// checks and bookkeeping. Fixed for the engine's life.
+    plain: bool,
 }
 
 impl Engine {
@@ -191,10 +203,11 @@ impl Engine {
             luns: (0..luns)
                 .map(|l| Lun {
                     channel: l % params.channels,
-                    group: NO_GROUP,
                     ..Lun::default()
                 })
                 .collect(),
+            features: vec![LunFeatures::default(); luns as usize],
+            ends: vec![[0; QUEUE_LENGTH_CAP]; luns as usize],
             channels: vec![Channel::default(); params.channels as usize],
             gc_read_done: Vec::new(),
             queue_counts: vec![0; luns as usize * (QUEUE_LENGTH_CAP + 1)],
@@ -204,21 +217,20 @@ impl Engine {
             group_span: luns * params.planes_per_lun.max(1),
             suspensions: 0,
             suspend_delay_ns: 0,
+            plain: params.suspend_ns.is_none() && params.planes_per_lun <= 1,
         }
     }
 
     /// Back to an idle device at time 0 with no history.
     pub fn reset(&mut self) {
         for l in &mut self.luns {
-            l.free_at = 0;
-            l.accepts_at = 0;
-            l.busy_ns = 0;
-            l.gc_busy_ns = 0;
-            l.pending = PendingEnds::default();
-            l.suspendable = false;
-            l.reads_until = 0;
-            l.group = NO_GROUP;
+            *l = Lun {
+                channel: l.channel,
+                ..Lun::default()
+            };
         }
+        self.features.fill(LunFeatures::default());
+        self.ends.fill([0; QUEUE_LENGTH_CAP]);
         for c in &mut self.channels {
             c.reset();
         }
@@ -312,8 +324,23 @@ impl Engine {
     /// [`Engine::schedule`] for work issued at `now` whose data is in the
     /// controller only at `ready_at` (>= `now`): a buffered write that
     /// waited for room. `now` must not decrease from one call to the next.
+    #[inline]
     pub fn schedule_at(&mut self, ops: &[FlashOp], now: u64, ready_at: u64) -> u64 {
         debug_assert!(ready_at >= now);
+        // Chosen once per request from a switch fixed for the run (always
+        // predicted), not once per operation.
+        if self.plain {
+            self.run_ops::<false>(ops, now, ready_at)
+        } else {
+            self.run_ops::<true>(ops, now, ready_at)
+        }
+    }
+
+    /// [`Engine::schedule_at`]'s loop. `FEATURES` false: neither
+    /// program/erase suspend nor multi-plane is on, and their branches and
+    /// bookkeeping are compiled out (`LunFeatures` is never touched).
+    fn run_ops<const FEATURES: bool>(&mut self, ops: &[FlashOp], now: u64, ready_at: u64) -> u64 {
+        debug_assert!(FEATURES || self.plain);
         let mut done_at = ready_at;
         self.gc_read_done.clear();
         let mut gc_next = 0usize;
@@ -323,9 +350,15 @@ impl Engine {
                 FlashOp::Read { ppn, gc } => {
                     let lun = self.lun_of.rem(ppn) as usize;
                     let sensed = match self.suspend_ns {
-                        Some(overheads) if !gc => self.read_suspending(lun, ready_at, overheads),
-                        _ if self.planes > 1 => self.read_multi_plane(lun, ppn, now, ready_at, gc),
-                        _ => self.occupy_lun(lun, now, ready_at, self.read_ns, gc, false),
+                        Some(overheads) if FEATURES && !gc => {
+                            self.read_suspending(lun, ready_at, overheads)
+                        }
+                        _ if FEATURES && self.planes > 1 => {
+                            self.read_multi_plane(lun, ppn, now, ready_at, gc)
+                        }
+                        _ => {
+                            self.occupy_lun::<FEATURES>(lun, now, ready_at, self.read_ns, gc, false)
+                        }
                     };
                     let end = self.transfer(self.luns[lun].channel, now, sensed);
                     if gc {
@@ -344,17 +377,18 @@ impl Engine {
                         _ => ready_at,
                     };
                     let lun = self.lun_of.rem(ppn) as usize;
-                    if self.planes > 1 {
+                    if FEATURES && self.planes > 1 {
                         self.program_multi_plane(lun, ppn, now, data_at, gc)
                     } else {
                         // The page moves in once the LUN can take it: its current
                         // operation has started and freed the cache register.
-                        let movable_at = data_at.max(self.luns[lun].accepts_at);
-                        let moved = self.transfer(self.luns[lun].channel, now, movable_at);
-                        self.occupy_lun(lun, now, moved, self.program_ns, gc, true)
+                        let l = &self.luns[lun];
+                        let movable_at = data_at.max(l.accepts_at);
+                        let moved = self.transfer(l.channel, now, movable_at);
+                        self.occupy_lun::<FEATURES>(lun, now, moved, self.program_ns, gc, true)
                     }
                 }
-                FlashOp::Erase { block } => self.erase(block, now, ready_at),
+                FlashOp::Erase { block } => self.erase::<FEATURES>(block, now, ready_at),
                 FlashOp::MapRead { ppn } => {
                     return done_at.max(self.map_read_then(ppn, rest.as_slice(), now, ready_at));
                 }
@@ -367,23 +401,24 @@ impl Engine {
     /// A translation page read (DFTL mapping cache), then the rest of its
     /// request: the page is sensed and moved like a host read, and the
     /// later operations are ready only once the mapping is in. Out of line
-    /// so that `schedule_at` compiles as it does without the cache. (A
+    /// so that `run_ops` compiles as it does without the cache. (A
     /// reclaim's reads and programs never straddle a translation read, so
     /// their pairing restarts safely in the call for the rest.)
     #[cold]
     #[inline(never)]
     fn map_read_then(&mut self, ppn: u32, rest: &[FlashOp], now: u64, ready_at: u64) -> u64 {
         let lun = self.lun_of.rem(ppn) as usize;
-        let sensed = self.occupy_lun(lun, now, ready_at, self.read_ns, false, false);
+        let sensed = self.occupy_lun::<true>(lun, now, ready_at, self.read_ns, false, false);
         let end = self.transfer(self.luns[lun].channel, now, sensed);
         end.max(self.schedule_at(rest, now, ready_at.max(end)))
     }
 
     /// Queues an operation of `duration_ns` on `lun`, ready at `ready_at`;
     /// `now` is the request's issue time (no later operation is ready
-    /// before it). Returns when the operation ends.
+    /// before it). Returns when the operation ends. `FEATURES` false: the
+    /// suspend and multi-plane state is left alone (nothing reads it).
     #[inline(always)]
-    fn occupy_lun(
+    fn occupy_lun<const FEATURES: bool>(
         &mut self,
         lun: usize,
         now: u64,
@@ -392,27 +427,39 @@ impl Engine {
         gc: bool,
         suspendable: bool,
     ) -> u64 {
-        let l = &mut self.luns[lun];
         // Every QUEUE_SAMPLE_EVERY-th operation counts the operations it
         // finds at its LUN when its request is issued: counting for every
         // one would cost as much as the rest of scheduling it.
         self.ops_to_sample -= 1;
         if self.ops_to_sample == 0 {
-            self.ops_to_sample = QUEUE_SAMPLE_EVERY;
-            let found = l.pending.left_after(now);
-            self.queue_counts[lun * (QUEUE_LENGTH_CAP + 1) + found] += 1;
+            self.sample_queue(lun, now);
         }
+        let l = &mut self.luns[lun];
         let start = l.free_at.max(ready_at);
         let end = start + duration_ns;
         l.free_at = end;
         l.accepts_at = start;
-        l.suspendable = suspendable;
-        l.reads_until = 0;
-        l.group = NO_GROUP;
-        l.pending.push(end);
+        let slot = (l.pushed % QUEUE_LENGTH_CAP as u64) as usize;
+        l.pushed += 1;
         l.busy_ns += duration_ns;
         l.gc_busy_ns += if gc { duration_ns } else { 0 };
+        self.ends[lun][slot] = end;
+        if FEATURES {
+            let f = &mut self.features[lun];
+            f.suspendable = suspendable;
+            f.reads_until = 0;
+            f.group = NO_GROUP;
+        }
         end
+    }
+
+    /// Counts the operations LUN `lun` holds (waiting or in service) at
+    /// `now`, for the queue-length percentiles.
+    #[inline(always)]
+    fn sample_queue(&mut self, lun: usize, now: u64) {
+        self.ops_to_sample = QUEUE_SAMPLE_EVERY;
+        let found = left_after(&mut self.luns[lun], &self.ends[lun], now);
+        self.queue_counts[lun * (QUEUE_LENGTH_CAP + 1) + found] += 1;
     }
 
     /// A host read ready at `now` with program/erase suspend on. If its LUN
@@ -428,21 +475,21 @@ impl Engine {
         (suspend_ns, resume_ns): (u64, u64),
     ) -> u64 {
         let read_ns = self.read_ns;
-        let l = &mut self.luns[lun];
-        if !(l.suspendable && l.accepts_at <= now && now < l.free_at) {
-            return self.occupy_lun(lun, now, now, read_ns, false, false);
+        let (l, f) = (&mut self.luns[lun], &mut self.features[lun]);
+        if !(f.suspendable && l.accepts_at <= now && now < l.free_at) {
+            return self.occupy_lun::<true>(lun, now, now, read_ns, false, false);
         }
-        let (start, added_ns) = if now < l.reads_until {
-            (l.reads_until, read_ns)
+        let (start, added_ns) = if now < f.reads_until {
+            (f.reads_until, read_ns)
         } else {
             self.suspensions += 1;
             (now + suspend_ns, suspend_ns + read_ns + resume_ns)
         };
         let end = start + read_ns;
-        l.reads_until = end;
+        f.reads_until = end;
         l.free_at += added_ns;
         // A suspended program takes no more pages: its end has moved.
-        l.group = NO_GROUP;
+        f.group = NO_GROUP;
         l.busy_ns += added_ns;
         self.suspend_delay_ns += added_ns;
         end
@@ -464,18 +511,18 @@ impl Engine {
     ) -> u64 {
         let group = ppn / self.group_span;
         let channel = self.luns[lun].channel;
-        let l = &self.luns[lun];
-        if l.group == group && !l.group_read && l.group_pages < self.planes {
-            let movable_at = data_at.max(l.group_accepts_at);
+        let f = &self.features[lun];
+        if f.group == group && !f.group_read && f.group_pages < self.planes {
+            let movable_at = data_at.max(f.group_accepts_at);
             let moved = self.transfer(channel, now, movable_at);
-            let l = &mut self.luns[lun];
-            if moved <= l.group_start {
-                l.group_pages += 1;
-                return l.group_end;
+            let f = &mut self.features[lun];
+            if moved <= f.group_start {
+                f.group_pages += 1;
+                return f.group_end;
             }
             return self.start_program_group(lun, group, now, moved, gc);
         }
-        let movable_at = data_at.max(l.accepts_at);
+        let movable_at = data_at.max(self.luns[lun].accepts_at);
         let moved = self.transfer(channel, now, movable_at);
         self.start_program_group(lun, group, now, moved, gc)
     }
@@ -487,22 +534,22 @@ impl Engine {
     /// starts a read of its own. Returns when the page is sensed.
     fn read_multi_plane(&mut self, lun: usize, ppn: u32, now: u64, ready_at: u64, gc: bool) -> u64 {
         let group = ppn / self.group_span;
-        let l = &mut self.luns[lun];
-        if l.group == group
-            && l.group_read
-            && l.group_pages < self.planes
-            && ready_at <= l.group_start
+        let f = &mut self.features[lun];
+        if f.group == group
+            && f.group_read
+            && f.group_pages < self.planes
+            && ready_at <= f.group_start
         {
-            l.group_pages += 1;
-            return l.group_end;
+            f.group_pages += 1;
+            return f.group_end;
         }
-        let end = self.occupy_lun(lun, now, ready_at, self.read_ns, gc, false);
-        let l = &mut self.luns[lun];
-        l.group = group;
-        l.group_read = true;
-        l.group_pages = 1;
-        l.group_start = l.accepts_at;
-        l.group_end = end;
+        let end = self.occupy_lun::<true>(lun, now, ready_at, self.read_ns, gc, false);
+        let f = &mut self.features[lun];
+        f.group = group;
+        f.group_read = true;
+        f.group_pages = 1;
+        f.group_start = self.luns[lun].accepts_at;
+        f.group_end = end;
         end
     }
 
@@ -515,14 +562,14 @@ impl Engine {
         gc: bool,
     ) -> u64 {
         let accepts_before = self.luns[lun].accepts_at;
-        let end = self.occupy_lun(lun, now, moved, self.program_ns, gc, true);
-        let l = &mut self.luns[lun];
-        l.group = group;
-        l.group_read = false;
-        l.group_pages = 1;
-        l.group_start = l.accepts_at;
-        l.group_end = end;
-        l.group_accepts_at = accepts_before;
+        let end = self.occupy_lun::<true>(lun, now, moved, self.program_ns, gc, true);
+        let f = &mut self.features[lun];
+        f.group = group;
+        f.group_read = false;
+        f.group_pages = 1;
+        f.group_start = self.luns[lun].accepts_at;
+        f.group_end = end;
+        f.group_accepts_at = accepts_before;
         end
     }
 
@@ -542,7 +589,7 @@ impl Engine {
 
     /// Erases `block`'s slice on each LUN it spans, in parallel. Erases are
     /// always GC (or wear-leveling) work.
-    fn erase(&mut self, block: u32, now: u64, ready_at: u64) -> u64 {
+    fn erase<const FEATURES: bool>(&mut self, block: u32, now: u64, ready_at: u64) -> u64 {
         let luns = self.luns();
         let first = u64::from(block) * u64::from(self.pages_per_block);
         let first_lun = (first % u64::from(luns)) as u32;
@@ -550,7 +597,14 @@ impl Engine {
         let mut end = ready_at;
         for i in 0..spanned {
             let lun = (first_lun + i) % luns;
-            end = end.max(self.occupy_lun(lun as usize, now, ready_at, self.erase_ns, true, true));
+            end = end.max(self.occupy_lun::<FEATURES>(
+                lun as usize,
+                now,
+                ready_at,
+                self.erase_ns,
+                true,
+                true,
+            ));
         }
         end
     }
