@@ -133,19 +133,28 @@ impl Channel {
     fn forget_ended(&mut self, now: u64, len_ns: u64) {
         // Starts increase in ready order, so the ended transfers are a prefix.
         let ended = self.live().partition_point(|t| t.1 + len_ns <= now);
-        self.table.drain(WINDOW..WINDOW + ended);
+        // Only the live transfers and `STOP` move down: the spare slots
+        // after them hold nothing a placement reads before writing it.
+        let live_end = WINDOW + self.len;
+        self.table.copy_within(WINDOW + ended..=live_end, WINDOW);
         self.len -= ended;
         self.forget_at = FORGET_AT.max(2 * self.len);
     }
 
+    /// Makes room for one more transfer: `WINDOW + 1` slots after the last
+    /// (the first `STOP`) plus the one the fixed-size move fills. The first
+    /// call lays out the sentinels; later ones double the table.
     #[cold]
     #[inline(never)]
-    fn start_table(&mut self, len_ns: u64) {
-        debug_assert!(self.table.is_empty() && self.len == 0);
-        // Ends at 0: `start + len_ns` wraps to 0.
-        let sentinel = (0, 0u64.wrapping_sub(len_ns));
-        self.table.resize(WINDOW, sentinel);
-        self.table.resize(2 * WINDOW + 1, STOP);
+    fn grow(&mut self, len_ns: u64) {
+        if self.table.is_empty() {
+            debug_assert!(self.len == 0);
+            // Ends at 0: `start + len_ns` wraps to 0.
+            let sentinel = (0, 0u64.wrapping_sub(len_ns));
+            self.table.resize(WINDOW, sentinel);
+        }
+        let want = 2 * (WINDOW + self.len + WINDOW + 2);
+        self.table.resize(want, STOP);
     }
 
     /// Places a transfer of `len_ns` ready at `ready_at` in ready order;
@@ -155,7 +164,8 @@ impl Channel {
     /// already placed, passing a varying few. A loop that passes them one by
     /// one mispredicts its exit about once per transfer, which cost more
     /// than everything else in placing it; so the count is a branch-free sum
-    /// over the last `WINDOW` transfers, and the move is a fixed-size copy.
+    /// over the last `WINDOW` transfers, and the move is a fixed-size copy
+    /// within a fixed-size view of the table's tail (no bounds checks).
     #[inline(always)]
     pub fn place(&mut self, ready_at: u64, len_ns: u64) -> u64 {
         self.transfers += 1;
@@ -163,43 +173,56 @@ impl Channel {
             // A free channel (transfer time 0): nothing to place.
             return ready_at;
         }
-        if self.table.is_empty() {
-            self.start_table(len_ns);
-        }
         let live_end = WINDOW + self.len;
+        if self.table.len() < live_end + TAIL - WINDOW {
+            self.grow(len_ns);
+        }
+        // The last `WINDOW` transfers (or sentinels). A transfer ready after
+        // `ready_at` makes `ready_at - ready` negative: its sign bit counts
+        // it (times stay below 2^63 ns). Compiled as compares and `seta`,
+        // LLVM vectorized the count into a long chain of lane inserts.
+        debug_assert!(ready_at < 1 << 63);
         let window: &[(u64, u64); WINDOW] = self.table[live_end - WINDOW..live_end]
             .try_into()
             .expect("WINDOW slots before the end of the live transfers");
-        let passed: usize = window.iter().map(|t| usize::from(t.0 > ready_at)).sum();
-        // One more spare slot: the fixed-size move writes up to `WINDOW`
-        // slots past the last transfer.
-        self.table.push(STOP);
-        let table = self.table.as_mut_slice();
-        let mut pos = live_end - passed;
+        let passed: usize = window
+            .iter()
+            .map(|t| (ready_at.wrapping_sub(t.0) >> 63) as usize)
+            .sum();
         if passed == WINDOW {
-            pos = pass_many(table, pos, live_end, ready_at);
-        } else {
-            table.copy_within(pos..pos + WINDOW, pos + 1);
+            return self.place_far(ready_at, len_ns);
         }
+        // The window, then `STOP`, then the spare slots the move writes into.
+        let tail: &mut [(u64, u64); TAIL] = (&mut self.table
+            [live_end - WINDOW..live_end + TAIL - WINDOW])
+            .try_into()
+            .expect("TAIL slots from WINDOW before the end of the live transfers");
+        debug_assert_eq!(tail[WINDOW], STOP);
+        // `1 <= at <= WINDOW`: the one before is a transfer or a sentinel.
+        // The move takes `STOP` one place up with the passed transfers, so
+        // it follows the new last transfer again.
+        let at = WINDOW - passed;
+        tail.copy_within(at..at + WINDOW, at + 1);
         self.len += 1;
-        // The slot after the last transfer is `STOP` again (the move may have
-        // put a transfer's old copy there).
+        let (start, shifted_ns) = settle(&mut tail[at - 1..], ready_at, len_ns);
+        self.late_shift_ns += shifted_ns;
+        self.account(start - ready_at);
+        start + len_ns
+    }
+
+    /// [`Channel::place`] for a transfer that passes every transfer in the
+    /// window (rare): its place among the live transfers by binary search,
+    /// below those `WINDOW`, and those it passes moved up one place.
+    #[cold]
+    #[inline(never)]
+    fn place_far(&mut self, ready_at: u64, len_ns: u64) -> u64 {
+        let live_end = WINDOW + self.len;
+        let table = self.table.as_mut_slice();
+        let at = WINDOW + table[WINDOW..live_end - WINDOW].partition_point(|t| t.0 <= ready_at);
+        table.copy_within(at..live_end, at + 1);
+        self.len += 1;
         table[WINDOW + self.len] = STOP;
-        // `pos >= WINDOW`: the one before is a transfer or a sentinel.
-        let start = ready_at.max(table[pos - 1].1.wrapping_add(len_ns));
-        table[pos] = (ready_at, start);
-        // Those passed move back as far as this one pushes them; `STOP`
-        // ends the loop.
-        let mut prev_end = start + len_ns;
-        let mut shifted_ns = 0;
-        for t in &mut table[pos + 1..] {
-            if t.1 >= prev_end {
-                break;
-            }
-            shifted_ns += prev_end - t.1;
-            t.1 = prev_end;
-            prev_end += len_ns;
-        }
+        let (start, shifted_ns) = settle(&mut table[at - 1..], ready_at, len_ns);
         self.late_shift_ns += shifted_ns;
         self.account(start - ready_at);
         start + len_ns
@@ -212,15 +235,29 @@ impl Channel {
     }
 }
 
-/// The rare case of a transfer that passes every transfer in the window:
-/// finds its place among `table[WINDOW..live_end]` (in ready order) by
-/// binary search, below `pos`, and moves those it passes up one place.
-#[cold]
-#[inline(never)]
-fn pass_many(table: &mut [(u64, u64)], pos: usize, live_end: usize, ready_at: u64) -> usize {
-    let at = WINDOW + table[WINDOW..pos].partition_point(|t| t.0 <= ready_at);
-    table.copy_within(at..live_end, at + 1);
-    at
+/// Slots [`Channel::place`] looks at: the last `WINDOW` transfers, `STOP`,
+/// and the `WINDOW` the fixed-size move may write past the last transfer.
+const TAIL: usize = 2 * WINDOW + 1;
+
+/// Starts the transfer ready at `ready_at` in `t[1]` (whose old contents
+/// were moved up a place) after `t[0]`, the transfer or sentinel before it,
+/// and pushes those after it back as far as it delays them; `STOP` ends
+/// that loop. Returns its start and the time the others were pushed back.
+#[inline(always)]
+fn settle(t: &mut [(u64, u64)], ready_at: u64, len_ns: u64) -> (u64, u64) {
+    let start = ready_at.max(t[0].1.wrapping_add(len_ns));
+    t[1] = (ready_at, start);
+    let mut prev_end = start + len_ns;
+    let mut shifted_ns = 0;
+    for t in &mut t[2..] {
+        if t.1 >= prev_end {
+            break;
+        }
+        shifted_ns += prev_end - t.1;
+        t.1 = prev_end;
+        prev_end += len_ns;
+    }
+    (start, shifted_ns)
 }
 
 #[cfg(test)]
