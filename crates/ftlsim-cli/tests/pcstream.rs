@@ -38,17 +38,30 @@ fn quick_grid_shows_the_directions_that_hold_for_our_models() {
             );
         }
     };
-    for w in ["gcc", "mixed2"] {
+    // The must-show's order holds on gcc and both mixes.
+    for w in ["gcc", "mixed1", "mixed2"] {
         below(w, &["oracle", "pcstream", "autostream", "baseline"]);
     }
-    for w in ["rocksdb", "mixed1"] {
-        // PCStream beats the legacy device, AutoStream beats PCStream here.
-        below(w, &["pcstream", "baseline"]);
-        below(w, &["autostream", "baseline"]);
-        assert!(waf(w, "oracle") <= waf(w, "pcstream"));
+    // Not on rocksdb: shaped after a capture of real RocksDB on ext4 (one
+    // compaction thread, files written back whole), every file dies whole
+    // in blocks of its own, GC finds empty victims under every assigner and
+    // copies nothing, so all variants tie at 1 (replaying the capture on
+    // the same FTL also copies nothing). docs/pcstream.md has the evidence.
+    for variant in [
+        "baseline",
+        "autostream",
+        "pcstream",
+        "manual",
+        "oracle",
+        "baseline+internal",
+        "autostream+internal",
+        "pcstream+internal",
+    ] {
+        let w = waf("rocksdb", variant);
+        assert!((w - 1.0).abs() < 1e-9, "rocksdb/{variant}: WAF {w}");
     }
     below("sqlite", &["autostream", "pcstream", "baseline"]);
-    for w in ["rocksdb", "sqlite", "gcc", "mixed1", "mixed2"] {
+    for w in ["sqlite", "gcc", "mixed1", "mixed2"] {
         below(w, &["baseline+internal", "baseline"]);
     }
     for w in ["sqlite", "gcc", "mixed1", "mixed2"] {
