@@ -75,6 +75,59 @@ fn quick_grid_shows_the_directions_that_hold_for_our_models() {
     }
 }
 
+/// The FDP variant of the grid: each assigner's stream becomes a placement
+/// id. With one-block reclaim units, persistently isolated handles are the
+/// device's streams with internal streams, so every `+fdp-persistent` run
+/// gives its `+internal` twin's WAF; no assigner sends an invalid id; the
+/// oracle stays the bound.
+#[test]
+fn fdp_grid_matches_internal_streams_with_one_block_units() {
+    let out = ftlsim(&[
+        "reproduce",
+        "pcstream",
+        "--quick",
+        "--json",
+        "--only",
+        "gcc,sqlite,gcc-fdp,sqlite-fdp",
+        "--set",
+        "ftl.fdp_ru_blocks=1",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let report = |w: &str, variant: &str| v["workloads"][w][variant].clone();
+    let waf = |w: &str, variant: &str| {
+        report(w, variant)["waf"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{w}/{variant}: no WAF"))
+    };
+    let assigners = ["baseline", "autostream", "pcstream", "manual", "oracle"];
+    for w in ["gcc", "sqlite"] {
+        let fdp = format!("{w}-fdp");
+        for a in assigners {
+            let (streams, handles) = (
+                waf(w, &format!("{a}+internal")),
+                waf(&fdp, &format!("{a}+fdp-persistent")),
+            );
+            assert!(
+                (streams - handles).abs() < 1e-12,
+                "{w}/{a}: {streams} vs {handles}"
+            );
+            for iso in ["+fdp", "+fdp-persistent"] {
+                let r = report(&fdp, &format!("{a}{iso}"));
+                assert_eq!(
+                    r["fdp"]["events"]["invalid_placement_id"], 0,
+                    "{fdp}/{a}{iso}"
+                );
+                assert!(r["waf"].as_f64().unwrap() >= waf(&fdp, &format!("oracle{iso}")));
+            }
+        }
+    }
+}
+
 #[test]
 fn bad_assigner_input_is_one_line_and_exit_2() {
     let cases: [(&[&str], &str); 5] = [
