@@ -128,6 +128,55 @@ fn fdp_grid_matches_internal_streams_with_one_block_units() {
     }
 }
 
+/// Fig. 9: the `*-iops` workloads time the grid's runs. Timing does not
+/// change what the FTL does (same WAF as the untimed run), and where WAF
+/// orders the assigners, IOPS orders them the other way.
+#[test]
+fn timed_grid_reports_iops_that_follow_waf() {
+    let out = ftlsim(&[
+        "reproduce",
+        "pcstream",
+        "--quick",
+        "--json",
+        "--only",
+        "gcc,mixed2,gcc-iops,mixed2-iops",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let field = |w: &str, variant: &str, key: &str| {
+        v["workloads"][w][variant][key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{w}/{variant}: no {key}"))
+    };
+    for w in ["gcc", "mixed2"] {
+        let timed = format!("{w}-iops");
+        let order = ["oracle", "pcstream", "autostream", "baseline"];
+        for a in order.iter().chain(&["manual", "pcstream+internal"]) {
+            let (untimed, with_timing) = (
+                field(w, a, "waf"),
+                field(&timed, &format!("{a}+timed"), "waf"),
+            );
+            assert!((untimed - with_timing).abs() < 1e-12, "{w}/{a}");
+        }
+        for pair in order.windows(2) {
+            let (a, b) = (
+                field(&timed, &format!("{}+timed", pair[0]), "iops"),
+                field(&timed, &format!("{}+timed", pair[1]), "iops"),
+            );
+            assert!(
+                a > b,
+                "{w}: {} {a:.0} IOPS not above {} {b:.0}",
+                pair[0],
+                pair[1]
+            );
+        }
+    }
+}
+
 #[test]
 fn bad_assigner_input_is_one_line_and_exit_2() {
     let cases: [(&[&str], &str); 5] = [
