@@ -70,8 +70,10 @@ pub struct Rocksdb {
     /// L0 and L1..L3, each oldest first.
     levels: [VecDeque<File>; 4],
     loaded: bool,
+    /// Threads of the compaction pool ([`COMPACTION_THREADS`]).
+    pool: usize,
     /// Merges started so far: the next one runs on pool thread
-    /// `merges % COMPACTION_THREADS`.
+    /// `merges % pool`.
     merges: usize,
 }
 
@@ -87,6 +89,7 @@ impl Rocksdb {
             ),
             levels: Default::default(),
             loaded: false,
+            pool: COMPACTION_THREADS,
             merges: 0,
         }
     }
@@ -105,7 +108,7 @@ impl Rocksdb {
     /// Merges `inputs` into level `to` (1..=3) with `overlap` of its files,
     /// on the compaction pool's next thread.
     fn merge(&mut self, inputs: Vec<File>, to: usize, overlap: usize, emit: &mut Emit) {
-        emit.on(FIRST_COMPACTION_THREAD + self.merges % COMPACTION_THREADS);
+        emit.on(FIRST_COMPACTION_THREAD + self.merges % self.pool);
         self.merges += 1;
         let below: Vec<File> = (0..overlap.min(self.levels[to].len()))
             .filter_map(|_| self.levels[to].pop_front())
