@@ -415,6 +415,59 @@ mod tests {
     }
 
     #[test]
+    fn a_writeback_run_is_not_interrupted_by_other_threads() {
+        let mut emit = Emit::default();
+        emit.on(0);
+        emit.write_run(0, 100, 1, 10, 40);
+        emit.on(1);
+        emit.write(1000, 100, 2, 10);
+        emit.merge();
+        let order: Vec<u64> = emit.queue.iter().map(|io| io.context).collect();
+        // Thread 0's 10 requests come in runs of 4, 4 and 2 (40 pages at
+        // most); thread 1's are interleaved one at a time between them.
+        let runs: Vec<usize> = order
+            .chunk_by(|a, b| a == b)
+            .filter(|r| r[0] == 1)
+            .map(<[u64]>::len)
+            .collect();
+        assert_eq!(runs, [4, 4, 2], "{order:?}");
+        assert_eq!(order.len(), 20);
+        let lpns: Vec<u64> = emit
+            .queue
+            .iter()
+            .filter(|io| io.context == 1)
+            .map(|io| io.lpn)
+            .collect();
+        assert_eq!(lpns, (0..10).map(|i| i * 10).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn scattered_extents_are_reused_in_a_seeded_order_and_never_twice() {
+        let take_all = |seed: u64| {
+            let mut e = Extents::scattered(100, 640, 64, crate::rng::stream(seed, "t"));
+            let first: Vec<u64> = (0..10).map(|_| e.take()).collect();
+            // Free them all again: the next ten come in another order.
+            e.pending.extend(&first);
+            e.settle();
+            let second: Vec<u64> = (0..10).map(|_| e.take()).collect();
+            (first, second)
+        };
+        let (first, second) = take_all(7);
+        let mut sorted = first.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..10).map(|i| 100 + i * 64).collect::<Vec<_>>());
+        assert_ne!(first, second, "the order does not follow the free order");
+        assert_eq!(take_all(7), (first, second), "deterministic");
+        // First in, first out without scatter.
+        let mut fifo = Extents::new(0, 640, 64);
+        let a = fifo.take();
+        fifo.pending.push(a);
+        fifo.settle();
+        let order: Vec<u64> = (0..10).map(|_| fifo.take()).collect();
+        assert_eq!(order[9], 0, "the extent freed last is reused last");
+    }
+
+    #[test]
     fn each_model_runs_deterministically_within_its_region() {
         for kind in [
             WorkloadType::Rocksdb,
