@@ -45,8 +45,15 @@ impl Model for Cassandra {
         self.space.settle();
         // Commit log (thread 0), flush (1) and compaction (2) run side by side.
         emit.on(0);
-        let log = File::write(&mut self.space, 1, tag(PROGRAM, COMMIT_LOG, 1), 1, emit);
-        let table = File::write(&mut self.space, 1, tag(PROGRAM, FLUSH, 2), BULK_PAGES, emit);
+        let log = File::write(&mut self.space, 1, tag(PROGRAM, COMMIT_LOG, 1), 1, 0, emit);
+        let table = File::write(
+            &mut self.space,
+            1,
+            tag(PROGRAM, FLUSH, 2),
+            BULK_PAGES,
+            0,
+            emit,
+        );
         log.delete(&mut self.space, emit);
         self.tiers[0].push_back(table);
         emit.on(2);
@@ -61,6 +68,7 @@ impl Model for Cassandra {
                 extents,
                 tag(PROGRAM, COMPACT, manual),
                 BULK_PAGES,
+                0,
                 emit,
             );
             for f in self.tiers[t].drain(..) {

@@ -113,7 +113,7 @@ impl Gcc {
 
     fn link(&mut self, emit: &mut Emit) {
         let extents = (self.sources.len() as u64 / 8).max(1);
-        let new = File::write(&mut self.space, extents, tag(LINKER, 1, 2), 32, emit);
+        let new = File::write(&mut self.space, extents, tag(LINKER, 1, 2), 32, 0, emit);
         for old in std::mem::replace(&mut self.binary, vec![new]) {
             old.delete(&mut self.space, emit);
         }
