@@ -482,6 +482,32 @@ impl Ssd {
     /// driver's loop without sharing stays small.
     #[inline(never)]
     fn prefetch_mapped_shared(&self, lpn: u64, content: u64) {
+        self.prefetch_mapped_sharing(lpn, content);
+    }
+
+    /// The write lookahead's second and third stages for the driver loop
+    /// of a device with sharing on ([`crate::run::target::SharedSsd`]):
+    /// every part inlined, so that the stages share their loads and pay
+    /// no call (out of line they cost about 45 instructions per request).
+    #[inline(always)]
+    pub(crate) fn prefetch_mapped_inline(&self, lpn: u64, content: u64) {
+        if let Some(e) = self.l2p.get(lpn as usize) {
+            if e.ppn != NONE {
+                super::prefetch(&self.valid_bits, (e.ppn / 64) as usize);
+                super::prefetch(&self.blocks.valid, self.geo.block_of(e.ppn) as usize);
+            }
+        }
+        self.prefetch_mapped_sharing(lpn, content);
+    }
+
+    /// See [`Ssd::prefetch_mapped_inline`].
+    #[inline(always)]
+    pub(crate) fn prefetch_dying_content_inline(&self, lpn: u64, content: u64) {
+        self.prefetch_dying_content_sharing(lpn, content);
+    }
+
+    #[inline(always)]
+    fn prefetch_mapped_sharing(&self, lpn: u64, content: u64) {
         let Some(s) = &self.sharing else { return };
         if let Some(e) = self.l2p.get(lpn as usize) {
             if e.ppn != NONE {
@@ -509,6 +535,11 @@ impl Ssd {
 
     #[inline(never)]
     fn prefetch_dying_content_shared(&self, lpn: u64, content: u64) {
+        self.prefetch_dying_content_sharing(lpn, content);
+    }
+
+    #[inline(always)]
+    fn prefetch_dying_content_sharing(&self, lpn: u64, content: u64) {
         let Some(s) = &self.sharing else { return };
         if let (Some(index), Some(e)) = (&s.index, self.l2p.get(lpn as usize)) {
             if e.ppn != NONE {
