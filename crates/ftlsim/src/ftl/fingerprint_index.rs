@@ -108,6 +108,20 @@ impl FingerprintIndex {
         self.slots[i] = Slot { fingerprint, ppn };
     }
 
+    /// Maps `fingerprint` to `to` if it maps to `from` (GC moved the page
+    /// the index names); one probe where a lookup and an insert took two.
+    #[inline]
+    pub fn repoint(&mut self, fingerprint: u64, from: Ppn, to: Ppn) -> bool {
+        debug_assert_ne!(to, NONE);
+        match self.find(fingerprint) {
+            (i, true) if self.slots[i].ppn == from => {
+                self.slots[i].ppn = to;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Removes `fingerprint` if it maps to `ppn` (a page dying with content
     /// that another live page may hold is not in the index).
     pub fn remove_if(&mut self, fingerprint: u64, ppn: Ppn) -> bool {
@@ -211,5 +225,18 @@ mod tests {
         assert!(index.remove_if(42, 7));
         assert_eq!(index.get(42), None);
         assert!(index.is_empty());
+    }
+
+    #[test]
+    fn repoint_only_from_the_named_page() {
+        let mut index = FingerprintIndex::with_capacity(16);
+        index.insert(42, 7);
+        assert!(!index.repoint(42, 8, 9));
+        assert_eq!(index.get(42), Some(7));
+        assert!(index.repoint(42, 7, 9));
+        assert_eq!(index.get(42), Some(9));
+        assert!(!index.repoint(43, 9, 10));
+        assert_eq!(index.get(43), None);
+        assert_eq!(index.len(), 1);
     }
 }

@@ -435,7 +435,9 @@ impl Ssd {
 
     /// Re-attaches the `i`-th staged page's sharing state at its new home
     /// `ppn`, whose OOB already holds the list head: every LPN on the list
-    /// now maps there.
+    /// now maps there. Inlined into GC's landing loop, as it was before
+    /// the loop moved out of `reclaim`.
+    #[inline(always)]
     pub(crate) fn land_shared(&mut self, i: usize, ppn: Ppn, content: u64) {
         let s = self.sharing.as_mut().expect("sharing on");
         let staged = &mut s.staged[i];
@@ -454,9 +456,7 @@ impl Ssd {
             cursor = s.next_sharer[cursor as usize];
         }
         if let Some(index) = s.index.as_mut() {
-            if index.get(content) == Some(from) {
-                index.insert(content, ppn);
-            }
+            index.repoint(content, from, ppn);
         }
     }
 
