@@ -205,6 +205,9 @@ impl Ssd {
     }
 
     /// `lpn` (mapping nothing now) maps to the live page `ppn` too.
+    /// Inlined into the dedup write (one call site per loop): out of line
+    /// its prologue and re-checks cost more than its body.
+    #[inline(always)]
     pub(crate) fn add_ref(&mut self, lpn: Lpn, ppn: Ppn) {
         let s = self.sharing.as_mut().expect("sharing on");
         let p = ppn as usize;
