@@ -26,6 +26,11 @@ pub struct FingerprintIndex {
     slots: Vec<Slot>,
     /// log2 of the slot count.
     bits: u32,
+    /// `64 - bits` and `slots - 1`, kept beside `bits` because every probe
+    /// needs them (derived per probe they cost 4 instructions, several
+    /// probes per dedup write).
+    shift: u32,
+    mask: usize,
     len: usize,
 }
 
@@ -36,6 +41,8 @@ impl FingerprintIndex {
         Self {
             slots: crate::mem::filled_vec(1 << bits, EMPTY),
             bits,
+            shift: 64 - bits,
+            mask: (1 << bits) - 1,
             len: 0,
         }
     }
@@ -55,14 +62,14 @@ impl FingerprintIndex {
 
     #[inline]
     fn mask(&self) -> usize {
-        (1 << self.bits) - 1
+        self.mask
     }
 
     /// Home slot: the top bits of a multiplicative mix, so even sequential
     /// fingerprints spread out.
     #[inline]
     fn home(&self, fingerprint: u64) -> usize {
-        (fingerprint.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize
+        (fingerprint.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
     }
 
     #[inline]
@@ -161,6 +168,8 @@ impl FingerprintIndex {
             crate::mem::filled_vec(1 << (self.bits + 1), EMPTY),
         );
         self.bits += 1;
+        self.shift = 64 - self.bits;
+        self.mask = (1 << self.bits) - 1;
         self.len = 0;
         for s in old.into_iter().filter(|s| s.ppn != NONE) {
             let (i, _) = self.find(s.fingerprint);
