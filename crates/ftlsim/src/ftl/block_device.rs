@@ -8,9 +8,11 @@ use crate::request::{BlockDevice, Completion, Hint, Op, Request};
 
 impl Ssd {
     /// The write path, apart so that it inlines into the driver's loop
-    /// while the rarer operations stay out of line.
+    /// while the rarer operations stay out of line. `SHARED`: many-to-one
+    /// mapping is on (the caller checked), so each page goes straight to
+    /// the shared write path (see [`Ssd::submit_shared`]).
     #[inline(always)]
-    fn submit_write(&mut self, req: &Request) -> Result<Completion, SimError> {
+    fn submit_write<const SHARED: bool>(&mut self, req: &Request) -> Result<Completion, SimError> {
         // Pages without a fingerprint carry content 0: a source whose device
         // deduplicates supplies fingerprints (the driver does). Per-stream
         // pages are counted per request, off the page path.
@@ -22,10 +24,10 @@ impl Ssd {
         // Without content keying a request carries no fingerprints: that
         // loop looks up none.
         let written = if req.fingerprints.is_empty() {
-            self.write_pages_of_stream(req.lpn, req.pages, stream, std::iter::repeat(0))
+            self.write_pages_of_stream::<SHARED>(req.lpn, req.pages, stream, std::iter::repeat(0))
         } else {
             let contents = req.fingerprints.iter().copied().chain(std::iter::repeat(0));
-            self.write_pages_of_stream(req.lpn, req.pages, stream, contents)
+            self.write_pages_of_stream::<SHARED>(req.lpn, req.pages, stream, contents)
         };
         let stream_pages = &mut self.stream_counters[usize::from(stream)].host_write_pages;
         match written {
@@ -43,7 +45,7 @@ impl Ssd {
     /// Writes `pages` pages from `lpn` on, with contents from `contents`;
     /// on an error, how many were written before it.
     #[inline(always)]
-    fn write_pages_of_stream(
+    fn write_pages_of_stream<const SHARED: bool>(
         &mut self,
         lpn: u64,
         pages: u32,
@@ -52,17 +54,38 @@ impl Ssd {
     ) -> Result<(), (u32, SimError)> {
         for i in 0..pages {
             let content = contents.next().unwrap_or(0);
-            self.write_page_of_stream(lpn + u64::from(i), stream, content)
-                .map_err(|e| (i, e))?;
+            let lpn = lpn + u64::from(i);
+            let written = if SHARED {
+                self.check_lpn(lpn)
+                    .and_then(|lpn| self.write_page_shared(lpn, stream, content))
+            } else {
+                self.write_page_of_stream(lpn, stream, content)
+            };
+            written.map_err(|e| (i, e))?;
         }
         Ok(())
+    }
+
+    /// [`BlockDevice::submit`] for a device with many-to-one mapping on
+    /// (dedup, remap, clone): the driver runs such a device through a loop
+    /// of its own ([`crate::run::target::SharedSsd`]), whose write path
+    /// goes straight to the shared page write, so neither loop carries the
+    /// other's code.
+    #[inline(always)]
+    pub(crate) fn submit_shared(&mut self, req: &Request) -> Result<Completion, SimError> {
+        debug_assert!(self.sharing.is_some(), "submit_shared without sharing");
+        if req.op == Op::Write {
+            self.submit_write::<true>(req)
+        } else {
+            self.submit_other(req)
+        }
     }
 
     #[inline(never)]
     fn submit_other(&mut self, req: &Request) -> Result<Completion, SimError> {
         let mut done = Completion::default();
         match req.op {
-            Op::Write => return self.submit_write(req),
+            Op::Write => return self.submit_write::<false>(req),
             Op::Read => {
                 for lpn in req.lpns() {
                     match self.read_page(lpn)? {
@@ -89,7 +112,7 @@ impl BlockDevice for Ssd {
     #[inline(always)]
     fn submit(&mut self, req: &Request) -> Result<Completion, SimError> {
         if req.op == Op::Write {
-            self.submit_write(req)
+            self.submit_write::<false>(req)
         } else {
             self.submit_other(req)
         }

@@ -26,6 +26,11 @@ pub struct FingerprintIndex {
     slots: Vec<Slot>,
     /// log2 of the slot count.
     bits: u32,
+    /// `64 - bits` and `slots - 1`, kept beside `bits` because every probe
+    /// needs them (derived per probe they cost 4 instructions, several
+    /// probes per dedup write).
+    shift: u32,
+    mask: usize,
     len: usize,
 }
 
@@ -36,6 +41,8 @@ impl FingerprintIndex {
         Self {
             slots: crate::mem::filled_vec(1 << bits, EMPTY),
             bits,
+            shift: 64 - bits,
+            mask: (1 << bits) - 1,
             len: 0,
         }
     }
@@ -55,14 +62,14 @@ impl FingerprintIndex {
 
     #[inline]
     fn mask(&self) -> usize {
-        (1 << self.bits) - 1
+        self.mask
     }
 
     /// Home slot: the top bits of a multiplicative mix, so even sequential
     /// fingerprints spread out.
     #[inline]
     fn home(&self, fingerprint: u64) -> usize {
-        (fingerprint.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize
+        (fingerprint.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
     }
 
     #[inline]
@@ -108,6 +115,20 @@ impl FingerprintIndex {
         self.slots[i] = Slot { fingerprint, ppn };
     }
 
+    /// Maps `fingerprint` to `to` if it maps to `from` (GC moved the page
+    /// the index names); one probe where a lookup and an insert took two.
+    #[inline]
+    pub fn repoint(&mut self, fingerprint: u64, from: Ppn, to: Ppn) -> bool {
+        debug_assert_ne!(to, NONE);
+        match self.find(fingerprint) {
+            (i, true) if self.slots[i].ppn == from => {
+                self.slots[i].ppn = to;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Removes `fingerprint` if it maps to `ppn` (a page dying with content
     /// that another live page may hold is not in the index).
     pub fn remove_if(&mut self, fingerprint: u64, ppn: Ppn) -> bool {
@@ -147,6 +168,8 @@ impl FingerprintIndex {
             crate::mem::filled_vec(1 << (self.bits + 1), EMPTY),
         );
         self.bits += 1;
+        self.shift = 64 - self.bits;
+        self.mask = (1 << self.bits) - 1;
         self.len = 0;
         for s in old.into_iter().filter(|s| s.ppn != NONE) {
             let (i, _) = self.find(s.fingerprint);
@@ -211,5 +234,18 @@ mod tests {
         assert!(index.remove_if(42, 7));
         assert_eq!(index.get(42), None);
         assert!(index.is_empty());
+    }
+
+    #[test]
+    fn repoint_only_from_the_named_page() {
+        let mut index = FingerprintIndex::with_capacity(16);
+        index.insert(42, 7);
+        assert!(!index.repoint(42, 8, 9));
+        assert_eq!(index.get(42), Some(7));
+        assert!(index.repoint(42, 7, 9));
+        assert_eq!(index.get(42), Some(9));
+        assert!(!index.repoint(43, 9, 10));
+        assert_eq!(index.get(43), None);
+        assert_eq!(index.len(), 1);
     }
 }

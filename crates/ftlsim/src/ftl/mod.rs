@@ -905,14 +905,14 @@ impl Ssd {
         }
         if copy_first {
             // Only with tracking: the copies are stamped.
-            self.land_staged::<true>(victim)?;
+            self.land_staged_of::<true>(victim)?;
         }
         self.erase(victim);
         if !copy_first {
             if self.durability.is_some() {
-                self.land_staged::<true>(victim)?;
+                self.land_staged_of::<true>(victim)?;
             } else {
-                self.land_staged::<false>(victim)?;
+                self.land_staged_of::<false>(victim)?;
             }
         }
         if let Some(d) = &mut self.durability {
@@ -921,10 +921,26 @@ impl Ssd {
         Ok(())
     }
 
+    /// `land_staged` with or without sharing, each its own loop: with the
+    /// sharing work inlined, one loop serving both cost the plain GC path
+    /// about 2 % more instructions (Sf 0.07).
+    #[inline(always)]
+    fn land_staged_of<const TRACKED: bool>(&mut self, victim: u32) -> Result<(), SimError> {
+        if self.sharing.is_some() {
+            self.land_staged::<TRACKED, true>(victim)
+        } else {
+            self.land_staged::<TRACKED, false>(victim)
+        }
+    }
+
     /// Programs the staged pages of `victim` into their GC destinations
-    /// (`TRACKED`: stamping each copy on the flash image).
+    /// (`TRACKED`: stamping each copy on the flash image; `SHARED`: sharing
+    /// is on, and each copy's sharing state lands with it).
     #[inline(never)]
-    fn land_staged<const TRACKED: bool>(&mut self, victim: u32) -> Result<(), SimError> {
+    fn land_staged<const TRACKED: bool, const SHARED: bool>(
+        &mut self,
+        victim: u32,
+    ) -> Result<(), SimError> {
         let mut staged = std::mem::take(&mut self.gc_buffer);
         for (i, page) in staged.iter().enumerate() {
             let ppn = self.next_page(self.gc_destination(page.frontier as usize), false)?;
@@ -935,7 +951,7 @@ impl Ssd {
                 self.durable_gc_copy(i, ppn, page.content);
             }
             self.l2p[page.lpn as usize].ppn = ppn;
-            if self.sharing.is_some() {
+            if SHARED {
                 self.land_shared(i, ppn, page.content);
             }
         }

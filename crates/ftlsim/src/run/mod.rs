@@ -363,7 +363,11 @@ impl Simulation {
         };
         let driver = &mut self.driver;
         let result = match &mut self.device {
-            Device::Plain(ssd) => driver.drive(ssd, phase, workload, budget, progress),
+            // With sharing on, the SSD gets a loop of its own (see SharedSsd).
+            Device::Plain(ssd) => match target::SharedSsd::of(ssd) {
+                Some(mut shared) => driver.drive(&mut shared, phase, workload, budget, progress),
+                None => driver.drive(ssd, phase, workload, budget, progress),
+            },
             Device::Stacked(stack) => driver.drive(stack, phase, workload, budget, progress),
             Device::Lsm(run) => {
                 let load =
