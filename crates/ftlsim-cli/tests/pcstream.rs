@@ -75,6 +75,52 @@ fn quick_grid_shows_the_directions_that_hold_for_our_models() {
     }
 }
 
+/// Fig. 11: with `--out`, mixed1 (`lifetime_charts = true` in the
+/// experiment file) gets a chart of page lifetimes by stream per variant:
+/// the assigners spread pages over the streams, the legacy device keeps
+/// them all on stream 0, and internal streams add boxes of their own.
+#[test]
+fn reproduce_out_draws_mixed1_lifetimes_by_stream() {
+    let dir = std::env::temp_dir().join(format!("ftlsim-pcs-life-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = ftlsim(&[
+        "reproduce",
+        "pcstream",
+        "--quick",
+        "--only",
+        "mixed1,gcc",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for variant in ["pcstream", "pcstream+internal", "autostream", "oracle"] {
+        let path = dir.join(format!("lifetime-mixed1-{variant}.svg"));
+        let svg =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let streams = (0..9)
+            .filter(|s| svg.contains(&format!("\nstream {s}\n")))
+            .count();
+        assert!(
+            svg.contains("<svg") && streams >= 3,
+            "{variant}: {streams} streams"
+        );
+    }
+    let chart = |variant: &str| {
+        std::fs::read_to_string(dir.join(format!("lifetime-mixed1-{variant}.svg"))).unwrap()
+    };
+    assert!(chart("pcstream+internal").contains("internal 1"));
+    assert!(!chart("pcstream").contains("internal "));
+    let baseline = chart("baseline");
+    assert!(baseline.contains("stream 0") && !baseline.contains("stream 1"));
+    // gcc does not ask for the charts.
+    assert!(!dir.join("lifetime-gcc-pcstream.svg").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The FDP variant of the grid: each assigner's stream becomes a placement
 /// id. With one-block reclaim units, persistently isolated handles are the
 /// device's streams with internal streams, so every `+fdp-persistent` run

@@ -425,7 +425,8 @@ fn phase_markers(series: &[SeriesRow], x: impl Fn(&SeriesRow) -> f64) -> Vec<Mar
 
 /// Per-stream page lifetimes as boxes (host and internal streams), when
 /// the report has them (several streams or internal streams).
-fn plot_lifetimes(path: &Path, report: &Report) -> Result<()> {
+/// Draws nothing when no stream has lifetimes.
+pub(crate) fn plot_lifetimes(path: &Path, report: &Report) -> Result<()> {
     let mut boxes = Vec::new();
     for s in &report.streams {
         let host = [s.lifetime_p25, s.lifetime_p50, s.lifetime_p75];

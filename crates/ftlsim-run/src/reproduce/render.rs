@@ -328,6 +328,19 @@ pub fn write_outputs(
     let path = dir.join("summary.txt");
     std::fs::write(&path, render(exp, results, quick))
         .with_context(|| format!("cannot write {}", path.display()))?;
+    // `--only` may have run some workloads only: look each one up by name.
+    let charted = |name: &str| {
+        exp.spec
+            .workloads
+            .iter()
+            .any(|s| s.name == name && s.lifetime_charts)
+    };
+    for w in results.iter().filter(|w| charted(&w.name)) {
+        for run in &w.runs {
+            let path = dir.join(format!("lifetime-{}-{}.svg", w.name, run.variant));
+            crate::output::plot_lifetimes(&path, &run.report)?;
+        }
+    }
     let variants: Vec<&str> = exp.spec.variants.iter().map(|v| v.name.as_str()).collect();
     for m in exp.spec.metrics.iter().filter(|m| m.chart) {
         let values: Vec<Vec<Option<f64>>> = results

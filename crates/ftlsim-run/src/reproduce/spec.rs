@@ -71,6 +71,11 @@ pub struct WorkloadSpec {
     /// This workload's baseline variant (default: the experiment's).
     #[serde(default)]
     pub baseline: Option<String>,
+    /// With `--out`: one chart of page lifetimes by stream per variant,
+    /// `lifetime-WORKLOAD-VARIANT.svg` (PCStream's Fig. 11), for the
+    /// variants whose reports have them (several streams or internal ones).
+    #[serde(default)]
+    pub lifetime_charts: bool,
 }
 
 impl WorkloadSpec {
