@@ -544,13 +544,20 @@ impl Engine {
             return f.group_end;
         }
         let end = self.occupy_lun::<true>(lun, now, ready_at, self.read_ns, gc, false);
+        self.open_group(lun, group, true, end);
+        end
+    }
+
+    /// Makes the operation just scheduled on `lun`, ending at `end`, the
+    /// LUN's open multi-plane group: later pages of `group` may join it.
+    fn open_group(&mut self, lun: usize, group: u32, read: bool, end: u64) {
+        let start = self.luns[lun].accepts_at;
         let f = &mut self.features[lun];
         f.group = group;
-        f.group_read = true;
+        f.group_read = read;
         f.group_pages = 1;
-        f.group_start = self.luns[lun].accepts_at;
+        f.group_start = start;
         f.group_end = end;
-        end
     }
 
     fn start_program_group(
@@ -563,13 +570,8 @@ impl Engine {
     ) -> u64 {
         let accepts_before = self.luns[lun].accepts_at;
         let end = self.occupy_lun::<true>(lun, now, moved, self.program_ns, gc, true);
-        let f = &mut self.features[lun];
-        f.group = group;
-        f.group_read = false;
-        f.group_pages = 1;
-        f.group_start = self.luns[lun].accepts_at;
-        f.group_end = end;
-        f.group_accepts_at = accepts_before;
+        self.open_group(lun, group, false, end);
+        self.features[lun].group_accepts_at = accepts_before;
         end
     }
 
