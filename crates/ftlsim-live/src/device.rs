@@ -2,7 +2,7 @@
 //! the handler, the simulation thread and the FUSE session, built together
 //! and taken down in order.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Context, Result};
@@ -128,6 +128,9 @@ impl LiveDevice {
         dir: &Path,
     ) -> Result<Self> {
         ftlsim_run::check_memory(&cfg)?;
+        if let Some(path) = record {
+            write_replay_config(&cfg, path)?;
+        }
         let page_bytes = cfg.device.page_bytes;
         let pages = size_bytes / u64::from(page_bytes);
         let dedup = cfg.ftl.dedup;
@@ -183,6 +186,22 @@ impl LiveDevice {
         let report = self.sim.join()?;
         Ok((report, host))
     }
+}
+
+/// Where the config that replays a recorded trace is written: next to it,
+/// `TRACE.toml`.
+pub fn replay_config_path(trace: &Path) -> PathBuf {
+    let mut name = trace.as_os_str().to_owned();
+    name.push(".toml");
+    PathBuf::from(name)
+}
+
+/// Writes the live device's whole config (the fitted device, the trace as
+/// its workload), so that `ftlsim run TRACE.toml` replays the run.
+fn write_replay_config(cfg: &Config, trace: &Path) -> Result<()> {
+    let text = toml::to_string(cfg).context("cannot write the config as TOML")?;
+    let path = replay_config_path(trace);
+    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
 #[cfg(test)]

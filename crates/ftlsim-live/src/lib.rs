@@ -33,6 +33,6 @@ pub mod sim;
 pub mod store;
 pub mod system;
 
-pub use device::{fitted_config, parse_size, LiveDevice};
-pub use run::{replay_config_path, run, RunOutcome, RunRequest};
+pub use device::{fitted_config, parse_size, replay_config_path, LiveDevice};
+pub use run::{run, RunOutcome, RunRequest};
 pub use system::FsKind;

@@ -67,9 +67,6 @@ pub fn run(req: &RunRequest) -> Result<RunOutcome> {
         req.size_bytes,
         req.record.as_deref(),
     )?;
-    if let Some(path) = &req.record {
-        write_replay_config(&cfg, path)?;
-    }
     let scratch = ScratchDir::new("live")?;
     let fuse_dir = scratch.sub("fuse")?;
     let device = LiveDevice::start(
@@ -154,20 +151,4 @@ fn run_in(
     }
     cmd.status()
         .with_context(|| format!("cannot run {}", program.to_string_lossy()))
-}
-
-/// Where the config that replays a recorded trace is written: next to it,
-/// `TRACE.toml`.
-pub fn replay_config_path(trace: &Path) -> PathBuf {
-    let mut name = trace.as_os_str().to_owned();
-    name.push(".toml");
-    PathBuf::from(name)
-}
-
-/// Writes the live run's whole config (the fitted device, the trace as
-/// its workload), so that `ftlsim run TRACE.toml` replays the run.
-fn write_replay_config(cfg: &Config, trace: &Path) -> Result<()> {
-    let text = toml::to_string(cfg).context("cannot write the config as TOML")?;
-    let path = replay_config_path(trace);
-    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
 }

@@ -287,7 +287,7 @@ fn served_device_keeps_files_across_remount() {
         config: None,
         sets: Vec::new(),
         size_bytes: SIZE_BYTES,
-        record: None,
+        record: Some(dir.join("served.trace")),
         backing: None,
         dir: dir.clone(),
     };
@@ -327,7 +327,16 @@ fn served_device_keeps_files_across_remount() {
         (server.join().unwrap(), read_back)
     });
     let (report, host) = result.unwrap();
+    // A served device's recording gets its replay config, as a run's does.
+    let replay = ftlsim_live::replay_config_path(&dir.join("served.trace"));
+    let replay_cfg = ftlsim_run::load::load_config(Some(&replay), &[]);
     let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        replay_cfg.is_ok(),
+        "{}: {:?}",
+        replay.display(),
+        replay_cfg.err()
+    );
     assert!(
         read_back.unwrap() == data,
         "the file changed across the remount"
