@@ -54,9 +54,13 @@ pub enum DeviceCommand {
     /// Keep a live simulated device up until interrupted (Ctrl-C): its file
     /// is DIR/dev/disk (attach it with losetup), its statistics
     /// DIR/stats.json, rewritten every second. Prints the report at the end.
+    #[command(override_usage = "ftlsim device serve [OPTIONS] --size <SIZE> [CONFIG] <DIR>")]
     Serve {
-        /// TOML config (device, ftl, host layers); omitted, the built-in defaults.
-        config: Option<PathBuf>,
+        /// `[CONFIG] DIR`: the TOML config (device, ftl, host layers; the
+        /// built-in defaults when only DIR is given), and the directory for
+        /// dev/disk and stats.json (created if missing).
+        #[arg(num_args = 1..=2, required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
         /// Override a config key (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
@@ -74,8 +78,6 @@ pub enum DeviceCommand {
         /// Print the report as one JSON object.
         #[arg(long)]
         json: bool,
-        /// Directory for dev/disk and stats.json (created if missing).
-        dir: PathBuf,
     },
 }
 
@@ -156,14 +158,16 @@ pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
             }
         }
         DeviceCommand::Serve {
-            config,
+            mut paths,
             sets,
             size,
             record,
             backing,
             json,
-            dir,
         } => {
+            // One path is DIR; two are CONFIG DIR (clap gives 1 or 2).
+            let dir = paths.pop().expect("clap requires DIR");
+            let config = paths.pop();
             let size_bytes = ftlsim_live::parse_size(&size).map_err(|e| anyhow!("--size: {e}"))?;
             ftlsim_live::system::require_device()?;
             let req = ftlsim_live::serve::ServeRequest {
@@ -180,17 +184,14 @@ pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
                 dir.join("stats.json").display()
             );
             let never = std::sync::atomic::AtomicBool::new(false);
-            let (report, _host) = ftlsim_live::serve::serve(&req, &never)?;
+            let out = ftlsim_live::serve::serve(&req, &never)?;
             if json {
-                println!("{}", serde_json::to_string(&report)?);
+                println!("{}", serde_json::to_string(&out.report)?);
             } else {
-                let cfg = ftlsim_live::fitted_config(
-                    req.config.as_deref(),
-                    &req.sets,
-                    size_bytes,
-                    req.record.as_deref(),
-                )?;
-                print!("{}", ftlsim_run::output::summary_table(&cfg, &report));
+                print!(
+                    "{}",
+                    ftlsim_run::output::summary_table(&out.cfg, &out.report)
+                );
             }
             Ok(ExitCode::SUCCESS)
         }

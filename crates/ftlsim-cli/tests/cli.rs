@@ -526,3 +526,17 @@ fn device_run_rejects_an_unknown_discard_mode() {
         "--discard",
     );
 }
+
+/// `device serve [CONFIG] DIR`: one path is the directory (the built-in
+/// config), so a bad size is what gets named, checked before anything is
+/// mounted (no root needed); three paths are one too many.
+#[test]
+fn device_serve_takes_an_optional_config_before_its_directory() {
+    let dir = temp_dir("cli", "serve-args");
+    let dir = dir.to_str().unwrap();
+    assert_rejected(&["device", "serve", "--size", "64XB", dir], "--size");
+    assert_rejected(
+        &["device", "serve", "--size", "64MiB", "a.toml", dir, "extra"],
+        "extra",
+    );
+}

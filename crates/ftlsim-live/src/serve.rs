@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use ftlsim::Report;
+use ftlsim::{Config, Report};
 use serde::Serialize;
 
 use crate::device::{fitted_config, LiveDevice};
@@ -23,6 +23,14 @@ pub struct ServeRequest {
     /// Keep the device's bytes in this sparse file (in memory otherwise).
     pub backing: Option<PathBuf>,
     pub dir: PathBuf,
+}
+
+/// What a served device did, once stopped.
+pub struct ServeOutcome {
+    /// The config it ran (fitted to the size).
+    pub cfg: Config,
+    pub report: Report,
+    pub host: HostCounters,
 }
 
 /// One `stats.json`.
@@ -52,7 +60,7 @@ pub fn disk_path(dir: &Path) -> PathBuf {
 
 /// Serves until SIGINT or SIGTERM (or `stop` turns true), then unmounts
 /// and returns the report. Needs root and /dev/fuse.
-pub fn serve(req: &ServeRequest, stop: &AtomicBool) -> Result<(Report, HostCounters)> {
+pub fn serve(req: &ServeRequest, stop: &AtomicBool) -> Result<ServeOutcome> {
     let cfg = fitted_config(
         req.config.as_deref(),
         &req.sets,
@@ -63,7 +71,7 @@ pub fn serve(req: &ServeRequest, stop: &AtomicBool) -> Result<(Report, HostCount
     std::fs::create_dir_all(&fuse_dir)
         .with_context(|| format!("cannot create {}", fuse_dir.display()))?;
     let device = LiveDevice::start(
-        cfg,
+        cfg.clone(),
         req.size_bytes,
         req.record.as_deref(),
         req.backing.as_deref(),
@@ -101,5 +109,6 @@ pub fn serve(req: &ServeRequest, stop: &AtomicBool) -> Result<(Report, HostCount
             }
         }
     }
-    device.stop()
+    let (report, host) = device.stop()?;
+    Ok(ServeOutcome { cfg, report, host })
 }

@@ -326,7 +326,7 @@ fn served_device_keeps_files_across_remount() {
         stop.store(true, Ordering::SeqCst);
         (server.join().unwrap(), read_back)
     });
-    let (report, host) = result.unwrap();
+    let ftlsim_live::serve::ServeOutcome { report, host, .. } = result.unwrap();
     // A served device's recording gets its replay config, as a run's does.
     let replay = ftlsim_live::replay_config_path(&dir.join("served.trace"));
     let replay_cfg = ftlsim_run::load::load_config(Some(&replay), &[]);
