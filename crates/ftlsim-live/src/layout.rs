@@ -102,22 +102,17 @@ fn submit_runs(
     op: Op,
     context: u64,
 ) -> Result<(), SimError> {
-    let page_bytes = u64::from(files.page_bytes());
-    let lpn_of = |files: &Files<TraceSink>, page: u64| {
-        files.lpn_of(file, page * page_bytes).expect("a held page")
-    };
-    let mut page = pages.start;
-    while page < pages.end {
-        let lpn = lpn_of(files, page);
-        let mut run = 1;
-        while page + run < pages.end && lpn_of(files, page + run) == lpn + run {
-            run += 1;
-        }
+    let runs = files.runs_of(file, pages.clone());
+    debug_assert_eq!(
+        runs.iter().map(|r| r.1).sum::<u64>(),
+        pages.end - pages.start,
+        "every page held"
+    );
+    for (lpn, run) in runs {
         let mut req = Request::default();
         req.set(op, lpn, run as u32);
         req.context = context;
         files.device_mut().submit(&req)?;
-        page += run;
     }
     Ok(())
 }

@@ -362,6 +362,31 @@ impl<D: BlockDevice> Files<D> {
         None
     }
 
+    /// The runs of contiguous LPNs that hold pages `pages` of `file`, in
+    /// file order, as `(first LPN, pages)`: one pass over the extents, where
+    /// asking [`Files::lpn_of`] page by page would pass them once per page.
+    /// Empty for a deleted file; stops at the file's end.
+    pub fn runs_of(&self, file: FileId, pages: std::ops::Range<u64>) -> Vec<(u64, u64)> {
+        let mut runs = Vec::new();
+        let Some(meta) = self.files.get(&file) else {
+            return runs;
+        };
+        let mut extent_start = 0;
+        for &(first, len) in &meta.extents {
+            let extent_end = extent_start + len;
+            let from = pages.start.max(extent_start);
+            let to = pages.end.min(extent_end);
+            if from < to {
+                runs.push((first + (from - extent_start), to - from));
+            }
+            if extent_end >= pages.end {
+                break;
+            }
+            extent_start = extent_end;
+        }
+        runs
+    }
+
     /// The fingerprint written to page `page` of `file`; `None` past the
     /// end or for a deleted file.
     pub fn fingerprint_of(&self, file: FileId, page: u64) -> Option<u64> {
@@ -518,5 +543,31 @@ pub(crate) mod tests {
         assert_eq!(f.alloc.free.len(), 1, "free space coalesced");
         assert_eq!(f.counters().write_pages, 9);
         assert_eq!(f.counters().read_pages, 3);
+    }
+
+    #[test]
+    fn runs_of_agrees_with_lpn_of_page_by_page() {
+        // a: pages 0-2, then 5 (after b's 3-4), then 8-9 (after c's 6-7):
+        // three extents.
+        let mut f = Files::new(mem(16), 4096);
+        let (a, b, c) = (f.create(), f.create(), f.create());
+        f.append(a, &[1, 2, 3], 0).unwrap();
+        f.append(b, &[4, 5], 0).unwrap();
+        f.append(a, &[6], 0).unwrap();
+        f.append(c, &[7, 8], 0).unwrap();
+        f.append(a, &[9, 10], 0).unwrap();
+        assert_eq!(f.runs_of(a, 0..6), vec![(0, 3), (5, 1), (8, 2)]);
+        for from in 0..6 {
+            for to in from..=6 {
+                let runs = f.runs_of(a, from..to);
+                let pages: Vec<u64> = runs.iter().flat_map(|&(l, n)| l..l + n).collect();
+                let one_by_one: Vec<u64> =
+                    (from..to).map(|p| f.lpn_of(a, p * 4096).unwrap()).collect();
+                assert_eq!(pages, one_by_one, "pages {from}..{to}");
+            }
+        }
+        assert_eq!(f.runs_of(a, 4..9), vec![(8, 2)], "stops at the end");
+        f.delete(a).unwrap();
+        assert!(f.runs_of(a, 0..2).is_empty());
     }
 }
