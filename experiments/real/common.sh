@@ -29,21 +29,27 @@ need() {
 }
 
 # The SQLite OLTP script (sqlite.sh, mixed.sh): ROUNDS transactions over
-# ROWS accounts (default 40000, about 12 MB of table).
+# ROWS accounts (default 40000, about 12 MB of table). The accounts each
+# transaction touches are drawn here, by awk seeded with SEED (default 42),
+# and written into the script as numbers: SQLite's random() cannot be
+# seeded, so the same SEED (and awk) gives the same script. (The padding's
+# bytes still come from randomblob(); only its length reaches the device's
+# block pattern.)
 oltp_sql() {
     local ROUNDS=$1 ROWS=${2:-40000}
-    {
-        echo "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
-        echo "CREATE TABLE acct(id INTEGER PRIMARY KEY, bal INTEGER, pad TEXT);"
-        echo "CREATE TABLE hist(id INTEGER PRIMARY KEY, a INTEGER, b INTEGER, amt INTEGER, t TEXT);"
-        echo "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<$ROWS)"
-        echo "  INSERT INTO acct SELECT x, 1000, hex(randomblob(150)) FROM c;"
-        for i in $(seq 1 "$ROUNDS"); do
-            echo "BEGIN; UPDATE acct SET bal=bal-7 WHERE id=abs(random())%$ROWS;"
-            echo "UPDATE acct SET bal=bal+7, pad=hex(randomblob(150)) WHERE id=abs(random())%$ROWS;"
-            echo "INSERT INTO hist(a,b,amt,t) VALUES(abs(random())%$ROWS, abs(random())%$ROWS, 7, hex(randomblob(40)));"
-            echo "COMMIT;"
-            if [ $((i % 500)) = 0 ]; then echo "DELETE FROM hist WHERE id < (SELECT max(id) - 2000 FROM hist); PRAGMA wal_checkpoint(TRUNCATE);"; fi
-        done
-    }
+    echo "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
+    echo "CREATE TABLE acct(id INTEGER PRIMARY KEY, bal INTEGER, pad TEXT);"
+    echo "CREATE TABLE hist(id INTEGER PRIMARY KEY, a INTEGER, b INTEGER, amt INTEGER, t TEXT);"
+    echo "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<$ROWS)"
+    echo "  INSERT INTO acct SELECT x, 1000, hex(randomblob(150)) FROM c;"
+    awk -v rounds="$ROUNDS" -v rows="$ROWS" -v seed="${SEED:-42}" 'BEGIN {
+        srand(seed)
+        for (i = 1; i <= rounds; i++) {
+            printf "BEGIN; UPDATE acct SET bal=bal-7 WHERE id=%d;\n", int(rand() * rows)
+            printf "UPDATE acct SET bal=bal+7, pad=hex(randomblob(150)) WHERE id=%d;\n", int(rand() * rows)
+            printf "INSERT INTO hist(a,b,amt,t) VALUES(%d, %d, 7, hex(randomblob(40)));\n", int(rand() * rows), int(rand() * rows)
+            print "COMMIT;"
+            if (i % 500 == 0) print "DELETE FROM hist WHERE id < (SELECT max(id) - 2000 FROM hist); PRAGMA wal_checkpoint(TRUNCATE);"
+        }
+    }'
 }
