@@ -313,3 +313,61 @@ fn run_out_with_an_assigner_writes_every_file() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `rules = "bdbm"`: AutoStream as the PCStream authors re-implemented it
+/// (log10 levels, whole-period halving). It is wired through the config (on
+/// gcc it gives another WAF than the paper's rules, the default), and a bad
+/// value, or MQ with it, is one line naming the key, exit 2.
+#[test]
+fn autostream_bdbm_rules_run_and_reject_bad_input() {
+    let waf = |layer: &str| {
+        let out = ftlsim(&[
+            "run",
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../examples/pcstream/gcc.toml"
+            ),
+            "--set",
+            "workload.writes=1x",
+            "--set",
+            &format!("host.layers=[{layer}]"),
+            "--json",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        v["waf"].as_f64().expect("waf")
+    };
+    let paper = waf(r#"{type = "autostream"}"#);
+    let explicit = waf(r#"{type = "autostream", rules = "paper"}"#);
+    let bdbm = waf(r#"{type = "autostream", rules = "bdbm", chunk_bytes = 2097152, decay_s = 30}"#);
+    assert_eq!(paper, explicit, "the default is the paper's rules");
+    assert!((paper - bdbm).abs() > 1e-3, "paper {paper} vs bdbm {bdbm}");
+    for (layer, expect) in [
+        (
+            r#"{type = "autostream", rules = "kim"}"#,
+            "`host.layers[0].rules`: unknown variant `kim`, expected `paper` or `bdbm`",
+        ),
+        (
+            r#"{type = "autostream", algorithm = "mq", rules = "bdbm"}"#,
+            "host.layers[0].rules",
+        ),
+    ] {
+        let out = ftlsim(&[
+            "run",
+            "--set",
+            "ftl.streams=9",
+            "--set",
+            "device.blocks=256",
+            "--set",
+            &format!("host.layers=[{layer}]"),
+        ]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{layer}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.contains(expect), "{expect}: {err}");
+    }
+}
