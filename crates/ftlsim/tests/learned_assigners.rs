@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use ftlsim::config::{Amount, Config, GcPolicyName, WorkloadType};
-use ftlsim::host::autostream::{Algorithm, AutoStreamConfig};
+use ftlsim::host::autostream::{Algorithm, AutoStreamConfig, Rules};
 use ftlsim::host::lba_streams::LbaStreamsConfig;
 use ftlsim::host::oracle::{remaining_lifetimes, OracleConfig};
 use ftlsim::host::pcstream::PcStreamConfig;
@@ -129,11 +129,19 @@ fn layers() -> Vec<LayerConfig> {
     vec![
         LayerConfig::Autostream(AutoStreamConfig {
             algorithm: Algorithm::Sfr,
+            rules: Rules::Paper,
             chunk_bytes: 2 * 4096,
             decay_s: None,
         }),
         LayerConfig::Autostream(AutoStreamConfig {
             algorithm: Algorithm::Mq,
+            rules: Rules::Paper,
+            chunk_bytes: 4096,
+            decay_s: Some(1e-4),
+        }),
+        LayerConfig::Autostream(AutoStreamConfig {
+            algorithm: Algorithm::Sfr,
+            rules: Rules::Bdbm,
             chunk_bytes: 4096,
             decay_s: Some(1e-4),
         }),

@@ -19,6 +19,16 @@
 //!   The expiry is applied when the chunk is next written: a chunk's queue
 //!   only matters then, so this is the eager MQ with nothing to scan.
 //!
+//! `rules = "bdbm"` (SFR only) follows instead the re-implementation in the
+//! FTL of PCStream's first author (`ftl/autostream.c` of GitHub's
+//! `taejin1999/bdbm_drv_mltstrm_page`, likely the baseline PCStream's paper
+//! measured): an integer count that gains one and is then divided by
+//! 2^(whole `decay_s` periods since the chunk's last write), ⌊log10 count⌋
+//! levels (ten writes to leave stream 0, not two), and a write that does not
+//! continue the previous one goes to its chunk's stream as of the chunk's
+//! previous write (the update comes after). Its constants are 2 MiB chunks
+//! and 30 s: set `chunk_bytes = 2097152, decay_s = 30` for them.
+//!
 //! Time is the request's arrival (`arrival_ns`) when the source has one;
 //! otherwise logical time, one microsecond per page written through the
 //! layer. Without `decay_s` the decay period is one pass over the logical
@@ -40,10 +50,32 @@ pub enum Algorithm {
     Mq,
 }
 
+/// Whose rules SFR follows (see the module doc).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rules {
+    /// The SYSTOR'17 paper's prose: continuous decay, ⌊log2 count⌋.
+    #[default]
+    Paper,
+    /// `taejin1999/bdbm_drv_mltstrm_page`: whole-period halving of an
+    /// integer count, ⌊log10 count⌋, the stream as of the previous write.
+    Bdbm,
+}
+
+impl Rules {
+    fn is_paper(&self) -> bool {
+        *self == Rules::Paper
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct AutoStreamConfig {
     pub algorithm: Algorithm,
+    /// Whose SFR rules (absent from a written config when the paper's, so
+    /// configs written before the key existed read back the same).
+    #[serde(skip_serializing_if = "Rules::is_paper")]
+    pub rules: Rules,
     /// Bytes per chunk (the unit counts are kept for).
     pub chunk_bytes: u64,
     /// Seconds per halving of a count (SFR) or per expiry (MQ); absent: one
@@ -55,6 +87,7 @@ impl Default for AutoStreamConfig {
     fn default() -> Self {
         Self {
             algorithm: Algorithm::Sfr,
+            rules: Rules::Paper,
             chunk_bytes: 1 << 20,
             decay_s: None,
         }
@@ -64,6 +97,12 @@ impl Default for AutoStreamConfig {
 impl AutoStreamConfig {
     pub(super) fn validate(&self, key: &str, below: &LowerSpace) -> Result<(), ConfigError> {
         let page = u64::from(below.page_bytes);
+        if self.rules == Rules::Bdbm && self.algorithm != Algorithm::Sfr {
+            return Err(ConfigError::new(
+                format!("{key}.rules"),
+                "\"bdbm\" is defined for algorithm = \"sfr\" only (the re-implementation's MQ keeps one device-wide lifetime, not modelled)".to_string(),
+            ));
+        }
         if self.chunk_bytes == 0 || !self.chunk_bytes.is_multiple_of(page) {
             return Err(ConfigError::new(
                 format!("{key}.chunk_bytes"),
@@ -102,10 +141,19 @@ fn floor_log2(x: f32) -> u32 {
     (bits >> 23) - 127
 }
 
+/// ⌊log10 n⌋ of an integer (0 for 0), the re-implementation's `log10_as`.
+fn floor_log10(n: u64) -> u32 {
+    n.checked_ilog10().unwrap_or(0)
+}
+
 #[derive(Debug, Clone, Copy, Default)]
 struct Chunk {
-    /// Recency-weighted write count (SFR) or count within the queue (MQ).
+    /// Recency-weighted write count (SFR) or count within the queue (MQ);
+    /// a whole number under `rules = "bdbm"`.
     count: f32,
+    /// Written before (`bdbm`: its first write is not decayed). Fits in
+    /// the padding: the chunk stays 16 bytes.
+    written: bool,
     /// When the chunk was last written (ns), for the decay.
     last_ns: u64,
 }
@@ -113,6 +161,7 @@ struct Chunk {
 /// The layer.
 pub struct AutoStream {
     algorithm: Algorithm,
+    rules: Rules,
     chunk_pages: u64,
     decay_ns: u64,
     streams: u16,
@@ -138,6 +187,7 @@ impl AutoStream {
         let state_bytes = (chunks * std::mem::size_of::<Chunk>()) as u64;
         Self {
             algorithm: config.algorithm,
+            rules: config.rules,
             chunk_pages,
             decay_ns: decay_ns.max(1),
             streams: below.streams.max(1),
@@ -165,8 +215,29 @@ impl AutoStream {
         let decay_ns = self.decay_ns;
         let i = ((lpn / self.chunk_pages) as usize).min(self.chunks.len() - 1);
         let chunk = &mut self.chunks[i];
-        let periods = now_ns.saturating_sub(chunk.last_ns) as f64 / decay_ns as f64;
+        let elapsed_ns = now_ns.saturating_sub(chunk.last_ns);
+        let periods = elapsed_ns as f64 / decay_ns as f64;
         chunk.last_ns = now_ns;
+        if self.rules == Rules::Bdbm {
+            // `update_table_entry_SFR`: gain one, then divide by 2^(whole
+            // periods), except on the chunk's first write; 64 periods or
+            // more divide by 63 there (a quirk kept for fidelity).
+            let before = chunk.count as u64;
+            let mut count = before + 1;
+            if chunk.written {
+                let whole = elapsed_ns / decay_ns;
+                count = if whole >= 64 {
+                    count / 63
+                } else {
+                    count >> whole
+                };
+            }
+            chunk.count = count as f32;
+            chunk.written = true;
+            // The write takes the chunk's stream from before the update.
+            let level = floor_log10(before);
+            return level.min(u32::from(self.streams) - 1) as u16;
+        }
         match self.algorithm {
             Algorithm::Sfr => {
                 chunk.count = (f64::from(chunk.count) * (-periods).exp2()) as f32 + 1.0;
@@ -254,6 +325,7 @@ mod tests {
         AutoStream::new(
             &AutoStreamConfig {
                 algorithm,
+                rules: Rules::Paper,
                 chunk_bytes: 64 * 4096,
                 decay_s: Some(1e-3),
             },
@@ -274,6 +346,65 @@ mod tests {
             // Ten decay periods later chunk 0 has cooled to the bottom.
             assert_eq!(a.on_write(0, 10_000_000), 0, "{algorithm:?}");
         }
+    }
+
+    fn bdbm(decay_ns: u64) -> AutoStream {
+        AutoStream::new(
+            &AutoStreamConfig {
+                algorithm: Algorithm::Sfr,
+                rules: Rules::Bdbm,
+                chunk_bytes: 64 * 4096,
+                decay_s: Some(decay_ns as f64 * 1e-9),
+            },
+            &space(),
+        )
+    }
+
+    #[test]
+    fn bdbm_rules_need_ten_writes_and_lag_one_write() {
+        let mut a = bdbm(1_000_000);
+        // Counts 0..=9 before the write: stream 0; the eleventh write (count
+        // 10 before it) is the first on stream 1. The paper's rules reach
+        // stream 1 at the third (a count just under 2 after the second: the
+        // decay is continuous).
+        let streams: Vec<u16> = (0..11).map(|i| a.on_write(0, i)).collect();
+        assert_eq!(streams, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+        let mut p = layer(Algorithm::Sfr);
+        let paper: Vec<u16> = (0..3).map(|i| p.on_write(0, i)).collect();
+        assert_eq!(paper, [0, 0, 1]);
+    }
+
+    #[test]
+    fn bdbm_rules_halve_per_whole_period_after_the_gain() {
+        let mut a = bdbm(1_000);
+        for i in 0..11 {
+            a.on_write(0, i); // count 11
+        }
+        // 1.9 periods later: one whole period, (11 + 1) / 2 = 6.
+        assert_eq!(a.on_write(0, 10 + 1_900), 1, "stream as of count 11");
+        assert_eq!(a.chunks[0].count, 6.0);
+        // Three whole periods: (6 + 1) >> 3 = 0; the write still got the
+        // stream of count 6.
+        assert_eq!(a.on_write(0, 1_910 + 3_000), 0);
+        assert_eq!(a.chunks[0].count, 0.0);
+        // A chunk's first write is not decayed, however late.
+        assert_eq!(a.on_write(64, 1 << 40), 0);
+        assert_eq!(a.chunks[1].count, 1.0);
+    }
+
+    #[test]
+    fn bdbm_rules_with_mq_name_the_key() {
+        let c = AutoStreamConfig {
+            algorithm: Algorithm::Mq,
+            rules: Rules::Bdbm,
+            ..AutoStreamConfig::default()
+        };
+        let e = c
+            .validate("host.layers[0]", &space())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("host.layers[0].rules"), "{e}");
+        assert_eq!(std::mem::size_of::<Chunk>(), 16, "state per chunk");
     }
 
     #[test]
