@@ -120,6 +120,15 @@ fn bad_config_values_are_named() {
     );
     assert_rejected(&["run", "--set", "device.blocks=0"], "device.blocks");
     assert_rejected(
+        &["run", "--set", "device.page_bytes=3"],
+        "device.page_bytes",
+    );
+    // Planes that cannot stripe a block are an error untimed too.
+    assert_rejected(
+        &["run", "--set", "device.planes_per_lun=3"],
+        "device.planes_per_lun",
+    );
+    assert_rejected(
         &["run", "--set", "device.pages_per_block=0"],
         "device.pages_per_block",
     );

@@ -382,6 +382,13 @@ impl Config {
                 ));
             }
         }
+        // Every trace format and the live device address 512-byte sectors.
+        if !d.page_bytes.is_multiple_of(512) {
+            return Err(ConfigError::new(
+                "device.page_bytes",
+                format!("{} is not a whole number of 512-byte sectors", d.page_bytes),
+            ));
+        }
         if d.pages_per_block < 2 {
             return Err(ConfigError::new(
                 "device.pages_per_block",
@@ -693,6 +700,23 @@ impl Config {
                 return Err(ConfigError::new(
                     "metrics.window",
                     format!("{window} is less than one page: give at least 1 page or a positive multiple of the capacity like \"0.05x\""),
+                ));
+            }
+        }
+        // Planes stripe each LUN's slice of a block: the timing section
+        // checks them against its (possibly overridden) LUN count; without
+        // it, against the device's, so a layout that cannot exist is an
+        // error whether or not the run is timed.
+        if self.timing.is_none() && d.planes_per_lun > 1 {
+            let stripe =
+                u64::from(d.channels) * u64::from(d.luns_per_channel) * u64::from(d.planes_per_lun);
+            if !u64::from(d.pages_per_block).is_multiple_of(stripe) {
+                return Err(ConfigError::new(
+                    "device.planes_per_lun",
+                    format!(
+                        "{} planes do not divide the block layout: device.pages_per_block ({}) must be a multiple of LUNs x planes ({stripe})",
+                        d.planes_per_lun, d.pages_per_block
+                    ),
                 ));
             }
         }
