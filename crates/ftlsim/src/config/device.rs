@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::ConfigError;
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct DeviceConfig {
@@ -39,5 +41,26 @@ impl Default for DeviceConfig {
             zone_blocks: 1,
             max_open_zones: 14,
         }
+    }
+}
+
+impl DeviceConfig {
+    /// Multi-plane striping: each LUN's slice of a block (pages_per_block /
+    /// LUNs pages) is split over the planes, so LUNs x planes must divide a
+    /// block. `luns` is the device's LUN count (the timing section may
+    /// override the device's channels and LUNs per channel).
+    pub(super) fn check_planes(&self, luns: u64) -> Result<(), ConfigError> {
+        let planes = self.planes_per_lun;
+        let stripe = luns * u64::from(planes);
+        if planes > 1 && !u64::from(self.pages_per_block).is_multiple_of(stripe) {
+            return Err(ConfigError::new(
+                "device.planes_per_lun",
+                format!(
+                    "{planes} planes do not divide the block layout: device.pages_per_block ({}) must be a multiple of LUNs x planes ({stripe})",
+                    self.pages_per_block
+                ),
+            ));
+        }
+        Ok(())
     }
 }

@@ -703,22 +703,10 @@ impl Config {
                 ));
             }
         }
-        // Planes stripe each LUN's slice of a block: the timing section
-        // checks them against its (possibly overridden) LUN count; without
-        // it, against the device's, so a layout that cannot exist is an
-        // error whether or not the run is timed.
-        if self.timing.is_none() && d.planes_per_lun > 1 {
-            let stripe =
-                u64::from(d.channels) * u64::from(d.luns_per_channel) * u64::from(d.planes_per_lun);
-            if !u64::from(d.pages_per_block).is_multiple_of(stripe) {
-                return Err(ConfigError::new(
-                    "device.planes_per_lun",
-                    format!(
-                        "{} planes do not divide the block layout: device.pages_per_block ({}) must be a multiple of LUNs x planes ({stripe})",
-                        d.planes_per_lun, d.pages_per_block
-                    ),
-                ));
-            }
+        // Planes stripe blocks whether or not the run is timed; the timing
+        // section checks them against its own LUN count.
+        if self.timing.is_none() {
+            d.check_planes(u64::from(d.channels) * u64::from(d.luns_per_channel))?;
         }
         if let Some(t) = &self.timing {
             t.validate(&self.device)?;

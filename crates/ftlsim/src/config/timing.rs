@@ -211,21 +211,7 @@ impl TimingConfig {
                 ));
             }
         }
-        // Multi-plane: each LUN's slice of a block (pages_per_block / LUNs
-        // pages) is split over the planes, so both must divide evenly.
-        let planes = device.planes_per_lun;
-        if planes > 1 {
-            let stripe = u64::from(channels) * u64::from(luns_per_channel) * u64::from(planes);
-            if u64::from(device.pages_per_block) % stripe != 0 {
-                return Err(ConfigError::new(
-                    "device.planes_per_lun",
-                    format!(
-                        "{planes} planes do not divide the block layout: device.pages_per_block ({}) must be a multiple of LUNs x planes ({stripe})",
-                        device.pages_per_block
-                    ),
-                ));
-            }
-        }
+        device.check_planes(u64::from(channels) * u64::from(luns_per_channel))?;
         if self.queue_depth == 0 || self.queue_depth > MAX_QUEUE_DEPTH {
             return Err(ConfigError::new(
                 "timing.queue_depth",
