@@ -2,16 +2,9 @@
 //! evaluation that hold for our application models (docs/pcstream.md says
 //! which of the paper's do not, and why), and bad assigner input.
 
-use std::process::{Command, Output};
-
+mod common;
+use common::{ftlsim, temp_dir};
 use serde_json::Value;
-
-fn ftlsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ftlsim"))
-        .args(args)
-        .output()
-        .expect("run ftlsim")
-}
 
 #[test]
 fn quick_grid_shows_the_directions_that_hold_for_our_models() {
@@ -89,8 +82,7 @@ fn quick_grid_shows_the_directions_that_hold_for_our_models() {
 /// them all on stream 0, and internal streams add boxes of their own.
 #[test]
 fn reproduce_out_draws_mixed1_lifetimes_by_stream() {
-    let dir = std::env::temp_dir().join(format!("ftlsim-pcs-life-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = temp_dir("pcstream", "lifetimes");
     let out = ftlsim(&[
         "reproduce",
         "pcstream",
@@ -283,8 +275,7 @@ fn bad_assigner_input_is_one_line_and_exit_2() {
 /// streams.csv and the per-stream lifetime box plot were written).
 #[test]
 fn run_out_with_an_assigner_writes_every_file() {
-    let dir = std::env::temp_dir().join(format!("ftlsim-pcstream-out-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = temp_dir("pcstream", "out");
     let out = ftlsim(&[
         "run",
         concat!(
