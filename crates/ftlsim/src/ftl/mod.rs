@@ -556,6 +556,12 @@ impl Ssd {
         self.ops.get_or_insert_with(Vec::new);
     }
 
+    /// Operations recorded since the last [`Ssd::take_ops`].
+    #[inline]
+    pub fn logged_ops(&self) -> usize {
+        self.ops.as_ref().map_or(0, Vec::len)
+    }
+
     /// Moves the operations recorded since the last call into `out` (cleared first).
     pub fn take_ops(&mut self, out: &mut Vec<FlashOp>) {
         out.clear();

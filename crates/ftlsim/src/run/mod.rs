@@ -2,6 +2,7 @@
 //! untimed, timed and trace runs, over the SSD alone or a stack of host
 //! layers.
 
+mod clock;
 pub mod feed;
 pub mod lsm;
 pub mod recorder;
@@ -21,6 +22,8 @@ use feed::{External, Feed, Synthetic};
 use lsm::LsmRun;
 use recorder::Recorder;
 pub use report::Report;
+pub use clock::pipeline_allowed;
+use clock::{Clock, Inline, Untimed};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use target::Target;
@@ -640,7 +643,7 @@ impl Driver {
     }
 }
 
-/// The loop with the timing model on or off.
+/// The loop with the timing model off, on, or on a thread of its own.
 fn run_loop<D: Target, F: Feed>(
     dev: &mut D,
     feed: &mut F,
@@ -651,23 +654,26 @@ fn run_loop<D: Target, F: Feed>(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<bool, SimError> {
     match timer {
-        None => drive_requests::<D, F, false>(dev, feed, recorder, None, phase, budget, progress),
-        Some(t) => {
-            drive_requests::<D, F, true>(dev, feed, recorder, Some(t), phase, budget, progress)
+        None => drive_requests(dev, feed, recorder, &mut Untimed, phase, budget, progress),
+        Some(t) if t.detachable() && pipeline_allowed() => {
+            clock::pipelined(dev, t, |dev, pipe| {
+                drive_requests(dev, feed, recorder, pipe, phase, budget, progress)
+            })
         }
+        Some(t) => drive_requests(dev, feed, recorder, &mut Inline(t), phase, budget, progress),
     }
 }
 
 /// The one request loop: until `budget.max_pages` host pages were written,
 /// `budget.max_requests` requests ran, or the feed ends (returns `true`
 /// then). Static dispatch throughout: one compact copy per target, feed and
-/// timing mode, out of line.
+/// clock, out of line.
 #[inline(never)]
-fn drive_requests<D: Target, F: Feed, const TIMED: bool>(
+fn drive_requests<D: Target, F: Feed, C: Clock>(
     dev: &mut D,
     feed: &mut F,
     recorder: &mut Recorder,
-    mut timer: Option<&mut Timer>,
+    clock: &mut C,
     phase: Phase,
     budget: Budget,
     progress: &mut dyn FnMut(Progress),
@@ -678,15 +684,10 @@ fn drive_requests<D: Target, F: Feed, const TIMED: bool>(
         let Some(req) = feed.next(dev, budget.max_pages - written)? else {
             return Ok(true);
         };
-        if TIMED {
-            let timer = timer.as_deref_mut().expect("a timed loop has a timer");
-            let ticket = timer.begin(dev.ssd_mut(), req.op, req.pages, req.arrival_ns)?;
-            let result = dev.submit(req);
-            timer.finish(dev.ssd_mut(), ticket, result.is_err());
-            result?;
-        } else {
-            dev.submit(req)?;
-        }
+        let ticket = clock.begin(dev, req)?;
+        let result = dev.submit(req);
+        clock.finish(dev, ticket, result.is_err())?;
+        result?;
         if req.op == Op::Write {
             written += u64::from(req.pages);
         }

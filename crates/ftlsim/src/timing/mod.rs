@@ -101,6 +101,8 @@ pub struct Timer {
     replay: Replay,
     stats: TimingStats,
     ops: Vec<FlashOp>,
+    /// Scratch for the write buffer, which edits a request's operations.
+    buffer_ops: Vec<FlashOp>,
     arrivals: Option<PoissonArrivals>,
     speedup: f64,
     series_window: Option<u64>,
@@ -145,6 +147,7 @@ impl Timer {
             replay: Replay::new(params.mode, params.queue_depth),
             stats: TimingStats::new(1),
             ops: Vec::new(),
+            buffer_ops: Vec::new(),
             arrivals: None,
             speedup: t.speedup,
             series_window: t.series_window,
@@ -211,7 +214,38 @@ impl Timer {
         pages: u32,
         arrival_ns: Option<u64>,
     ) -> Result<Ticket, SimError> {
-        let arrival_at = match self.params.mode {
+        let arrival_at = self.arrival_at(arrival_ns)?;
+        if let (Some(target), Some(arrival)) = (self.background_target, arrival_at) {
+            self.collect_while_idle(ssd, target, arrival)?;
+        }
+        Ok(self.issue(op, pages, arrival_at))
+    }
+
+    /// Whether [`Timer::begin`] leaves the device alone (no background
+    /// GC), so that the device may run ahead of the timer
+    /// ([`Timer::begin_detached`]).
+    pub fn detachable(&self) -> bool {
+        self.background_target.is_none()
+    }
+
+    /// [`Timer::begin`] for a timer that is [`Timer::detachable`]: the
+    /// device has already carried the request out (on another thread).
+    #[inline(always)]
+    pub fn begin_detached(
+        &mut self,
+        op: Op,
+        pages: u32,
+        arrival_ns: Option<u64>,
+    ) -> Result<Ticket, SimError> {
+        debug_assert!(self.detachable());
+        let arrival_at = self.arrival_at(arrival_ns)?;
+        Ok(self.issue(op, pages, arrival_at))
+    }
+
+    /// A request's arrival time in simulated time (`None` in closed loop).
+    #[inline(always)]
+    fn arrival_at(&mut self, arrival_ns: Option<u64>) -> Result<Option<u64>, SimError> {
+        Ok(match self.params.mode {
             TimingMode::Closed => None,
             TimingMode::Open => match (arrival_ns, &mut self.arrivals) {
                 (Some(t), _) => {
@@ -229,18 +263,20 @@ impl Timer {
                 )
                 .into()),
             },
-        };
-        if let (Some(target), Some(arrival)) = (self.background_target, arrival_at) {
-            self.collect_while_idle(ssd, target, arrival)?;
-        }
+        })
+    }
+
+    /// Places a request that arrived at `arrival_at` in simulated time.
+    #[inline(always)]
+    fn issue(&mut self, op: Op, pages: u32, arrival_at: Option<u64>) -> Ticket {
         let issue_at = self.replay.issue_at(arrival_at.unwrap_or(0));
         let arrival_at = arrival_at.unwrap_or(issue_at).min(issue_at);
-        Ok(Ticket {
+        Ticket {
             op,
             pages,
             arrival_at,
             issue_at,
-        })
+        }
     }
 
     /// The requests until [`Timer::end_batch`] enter the device together
@@ -262,13 +298,23 @@ impl Timer {
     /// replay is kept consistent and nothing is recorded.
     #[inline(always)]
     pub fn finish(&mut self, ssd: &mut Ssd, ticket: Ticket, failed: bool) -> Completion {
+        ssd.take_ops(&mut self.ops);
+        let ops = std::mem::take(&mut self.ops);
+        let completion = self.finish_with(ticket, &ops, failed);
+        self.ops = ops;
+        completion
+    }
+
+    /// [`Timer::finish`] with the request's flash operations given (the
+    /// device logged them on another thread).
+    #[inline(always)]
+    pub fn finish_with(&mut self, ticket: Ticket, ops: &[FlashOp], failed: bool) -> Completion {
         let Ticket {
             op,
             pages,
             arrival_at,
             issue_at,
         } = ticket;
-        ssd.take_ops(&mut self.ops);
         if failed {
             self.replay.complete(issue_at);
             return Completion {
@@ -280,14 +326,22 @@ impl Timer {
         let done_at = match &mut self.buffer {
             None => self
                 .engine
-                .schedule(&self.ops, issue_at + self.params.overhead_ns),
-            Some(buffer) => buffer.complete(
-                &mut self.engine,
-                &mut self.ops,
-                op,
-                pages,
-                issue_at + self.params.overhead_ns,
-            ),
+                .schedule(ops, issue_at + self.params.overhead_ns),
+            Some(buffer) => {
+                // The buffer drops the reads it serves: it works on a copy.
+                let mut own = std::mem::take(&mut self.buffer_ops);
+                own.clear();
+                own.extend_from_slice(ops);
+                let done_at = buffer.complete(
+                    &mut self.engine,
+                    &mut own,
+                    op,
+                    pages,
+                    issue_at + self.params.overhead_ns,
+                );
+                self.buffer_ops = own;
+                done_at
+            }
         };
         self.replay.complete(done_at);
         if self.stats.record(op, pages, arrival_at, done_at) {

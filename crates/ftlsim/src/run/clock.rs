@@ -1,0 +1,246 @@
+//! How the request loop times its requests: not at all, with the timer on
+//! the loop's own thread, or with the timer on a thread of its own that
+//! trails the device (a pipeline).
+//!
+//! The pipeline is possible because the device never waits for the timing
+//! model: the FTL's work for a request (its flash operations, GC included)
+//! does not depend on when the request is issued, so the device can run
+//! ahead and hand each request's operations to the timer later. (Background
+//! GC is the exception, since it runs in the idle time the timer finds; a
+//! timer with it is never detached.) The timer sees the same requests with
+//! the same operations in the same order, so the results are the same bytes
+//! either way; only the wall clock changes, when a second core is free.
+
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+
+use crate::error::SimError;
+use crate::ftl::FlashOp;
+use crate::request::{Op, Request};
+use crate::timing::{Ticket, Timer};
+
+use super::target::Target;
+
+/// The loop's view of the timing model.
+pub(super) trait Clock {
+    type Ticket;
+    /// Before the device carries `req` out.
+    fn begin<D: Target>(&mut self, dev: &mut D, req: &Request) -> Result<Self::Ticket, SimError>;
+    /// After it: `failed` when the device returned an error.
+    fn finish<D: Target>(
+        &mut self,
+        dev: &mut D,
+        ticket: Self::Ticket,
+        failed: bool,
+    ) -> Result<(), SimError>;
+}
+
+/// No timing model.
+pub(super) struct Untimed;
+
+impl Clock for Untimed {
+    type Ticket = ();
+
+    #[inline(always)]
+    fn begin<D: Target>(&mut self, _dev: &mut D, _req: &Request) -> Result<(), SimError> {
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn finish<D: Target>(&mut self, _dev: &mut D, _ticket: (), _failed: bool) -> Result<(), SimError> {
+        Ok(())
+    }
+}
+
+/// The timer on the loop's thread.
+pub(super) struct Inline<'t>(pub &'t mut Timer);
+
+impl Clock for Inline<'_> {
+    type Ticket = Ticket;
+
+    #[inline(always)]
+    fn begin<D: Target>(&mut self, dev: &mut D, req: &Request) -> Result<Ticket, SimError> {
+        self.0
+            .begin(dev.ssd_mut(), req.op, req.pages, req.arrival_ns)
+    }
+
+    #[inline(always)]
+    fn finish<D: Target>(
+        &mut self,
+        dev: &mut D,
+        ticket: Ticket,
+        failed: bool,
+    ) -> Result<(), SimError> {
+        self.0.finish(dev.ssd_mut(), ticket, failed);
+        Ok(())
+    }
+}
+
+/// Requests handed to the timer's thread at a time: enough that the hand-off
+/// costs little per request, few enough that a batch's operations stay in
+/// the caches between the two threads.
+const BATCH_REQUESTS: usize = 512;
+
+/// Batches in flight between the threads (besides the one each holds).
+const BATCHES_IN_FLIGHT: usize = 2;
+
+/// What the timer needs of one request.
+#[derive(Debug, Clone, Copy)]
+struct Timed {
+    op: Op,
+    pages: u32,
+    arrival_ns: Option<u64>,
+    /// Where its operations end in the batch's operations (they start where
+    /// the previous request's end).
+    ops_end: u32,
+    failed: bool,
+}
+
+/// Requests carried out by the device, in order, with their flash
+/// operations end to end.
+#[derive(Debug, Default)]
+struct Batch {
+    requests: Vec<Timed>,
+    ops: Vec<FlashOp>,
+}
+
+/// The device's side of the pipeline: collects each request's operations
+/// (the device logs them end to end; a batch takes the whole log) and sends
+/// full batches to the timer's thread.
+pub(super) struct Pipeline {
+    batch: Batch,
+    to_timer: Option<SyncSender<Batch>>,
+    /// Batches the timer is done with, to be filled again.
+    spent: Receiver<Batch>,
+}
+
+/// The pending request between `begin` and `finish`.
+pub(super) struct Pending {
+    op: Op,
+    pages: u32,
+    arrival_ns: Option<u64>,
+}
+
+impl Clock for Pipeline {
+    type Ticket = Pending;
+
+    #[inline(always)]
+    fn begin<D: Target>(&mut self, _dev: &mut D, req: &Request) -> Result<Pending, SimError> {
+        Ok(Pending {
+            op: req.op,
+            pages: req.pages,
+            arrival_ns: req.arrival_ns,
+        })
+    }
+
+    #[inline(always)]
+    fn finish<D: Target>(
+        &mut self,
+        dev: &mut D,
+        ticket: Pending,
+        failed: bool,
+    ) -> Result<(), SimError> {
+        let ops_end = dev.ssd().logged_ops();
+        self.batch.requests.push(Timed {
+            op: ticket.op,
+            pages: ticket.pages,
+            arrival_ns: ticket.arrival_ns,
+            ops_end: u32::try_from(ops_end).expect("a batch's operations fit in u32"),
+            failed,
+        });
+        if self.batch.requests.len() >= BATCH_REQUESTS {
+            self.send(dev)?;
+        }
+        Ok(())
+    }
+}
+
+impl Pipeline {
+    /// Sends the batch (with the device's logged operations) to the timer.
+    /// An error means the timer's thread stopped: its own error says why.
+    fn send<D: Target>(&mut self, dev: &mut D) -> Result<(), SimError> {
+        // The batch's operations are the device's log; the device logs on
+        // into the (cleared) vector the batch held, a spent batch's.
+        dev.ssd_mut().take_ops(&mut self.batch.ops);
+        let mut next = self.spent.try_recv().unwrap_or_default();
+        next.requests.clear();
+        let full = std::mem::replace(&mut self.batch, next);
+        let sent = self
+            .to_timer
+            .as_ref()
+            .expect("sends only while open")
+            .send(full);
+        sent.map_err(|_| SimError::Interrupted)
+    }
+
+    /// Sends what is left and closes the pipe.
+    fn close<D: Target>(&mut self, dev: &mut D) {
+        if !self.batch.requests.is_empty() {
+            // A failed send means the timer stopped with an error of its own.
+            let _ = self.send(dev);
+        }
+        self.to_timer = None;
+    }
+}
+
+/// The timer's thread: times each batch's requests in order until the pipe
+/// closes; the first error stops it (the device's side then stops at its
+/// next send).
+fn time_batches(
+    timer: &mut Timer,
+    batches: Receiver<Batch>,
+    spent: SyncSender<Batch>,
+) -> Result<(), SimError> {
+    for batch in batches {
+        let mut start = 0usize;
+        for r in &batch.requests {
+            let end = r.ops_end as usize;
+            let ticket = timer.begin_detached(r.op, r.pages, r.arrival_ns)?;
+            timer.finish_with(ticket, &batch.ops[start..end], r.failed);
+            start = end;
+        }
+        // Nobody waiting for it any more is fine: the run is ending.
+        let _ = spent.try_send(batch);
+    }
+    Ok(())
+}
+
+/// Runs `drive` (the request loop, given the device's side of a pipeline)
+/// with `timer` on a thread of its own. The device must log its operations
+/// for the timer (`Timer::attach`) and be empty of logged operations.
+/// Returns the loop's result, or the timer's error if it stopped first.
+pub(super) fn pipelined<D: Target, T>(
+    dev: &mut D,
+    timer: &mut Timer,
+    drive: impl FnOnce(&mut D, &mut Pipeline) -> Result<T, SimError>,
+) -> Result<T, SimError> {
+    debug_assert!(timer.detachable());
+    debug_assert_eq!(dev.ssd().logged_ops(), 0);
+    let (to_timer, batches) = sync_channel(BATCHES_IN_FLIGHT);
+    let (spent_tx, spent) = sync_channel(BATCHES_IN_FLIGHT + 2);
+    std::thread::scope(|scope| {
+        let worker = scope.spawn(move || time_batches(timer, batches, spent_tx));
+        let mut pipe = Pipeline {
+            batch: Batch::default(),
+            to_timer: Some(to_timer),
+            spent,
+        };
+        let driven = drive(dev, &mut pipe);
+        pipe.close(dev);
+        let timed = match worker.join() {
+            Ok(timed) => timed,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        // The timer's error comes first: it stopped the loop (or the loop
+        // stopped at a later request).
+        timed?;
+        driven
+    })
+}
+
+/// Whether runs may put the timer on a thread of its own: a second core is
+/// there, and `FTLSIM_PIPELINE` is not `0` (the results are the same either
+/// way; `0` keeps a run on one core, as a sweep that fills every core may want).
+pub fn pipeline_allowed() -> bool {
+    let wanted = std::env::var_os("FTLSIM_PIPELINE").is_none_or(|v| v != "0");
+    wanted && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
+}
