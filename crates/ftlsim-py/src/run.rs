@@ -26,6 +26,7 @@ pub fn run_report(
     let options = RunOptions {
         check,
         cancel: Some(cancel.clone()),
+        ..RunOptions::default()
     };
     let report = py
         .detach(|| {

@@ -5,7 +5,7 @@ use std::time::Instant;
 use anyhow::Result;
 use ftlsim::config::{Amount, Config, WorkloadType};
 use ftlsim::timing::TimingConfig;
-use ftlsim::{RunOptions, Simulation};
+use ftlsim::{pipeline_allowed, RunOptions, Simulation};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
@@ -149,6 +149,13 @@ pub struct TimedBenchCase {
     /// Requests simulated per wall-clock second, median over the timed segments.
     pub requests_per_sec: f64,
     pub segments_requests_per_sec: Vec<f64>,
+    /// The same per second of the process's CPU time, every thread's
+    /// (median; absent where the OS does not give it): what the run costs
+    /// a sweep that keeps every core busy.
+    pub requests_per_cpu_sec: Option<f64>,
+    /// The timing model ran on a thread of its own (`ftlsim::run` pipeline:
+    /// two cores or more and `FTLSIM_PIPELINE` not `0`).
+    pub pipelined: bool,
     pub waf: f64,
     /// What the simulated device did in the last segment.
     pub simulated_iops: f64,
@@ -168,8 +175,10 @@ fn timed_case(
         queue_depth,
         ..TimingConfig::default()
     });
-    let (sim, rates, _) = steady_state_rates(&cfg, segments)?;
+    let (sim, rates) = steady_state(&cfg, segments)?;
     let report = sim.finish()?;
+    let per_cpu = (rates.top_per_cpu.len() == rates.top.len()).then(|| median(&rates.top_per_cpu));
+    let rates = rates.top;
     Ok(TimedBenchCase {
         name: format!(
             "timed QD {queue_depth} uniform {blocks} blocks x 256 pages, Sf {spare_factor}"
@@ -180,31 +189,56 @@ fn timed_case(
         queue_depth,
         requests_per_sec: median(&rates),
         segments_requests_per_sec: rates,
+        requests_per_cpu_sec: per_cpu,
+        pipelined: pipeline_allowed(),
         waf: report.window.waf.unwrap_or(0.0),
         simulated_iops: report.timing.iops.unwrap_or(0.0),
         write_latency_us_p99: report.timing.write_latency_us_p99.unwrap_or(0.0),
     })
 }
 
-/// Fills and warms up a device, then times `segments` measured windows:
-/// units (pages or requests) per wall-clock second of each.
 /// Ages the device (fill, warm-up), then times `segments` measured windows:
 /// the rate of each, in the run's units (pages written at the top of the
 /// stack) and in page writes the device received.
 fn steady_state_rates(cfg: &Config, segments: usize) -> Result<(Simulation, Vec<f64>, Vec<f64>)> {
+    let (sim, rates) = steady_state(cfg, segments)?;
+    Ok((sim, rates.top, rates.device))
+}
+
+/// Each measured window's rates: top and device per wall-clock second, and
+/// top per second of the process's CPU time (every thread's; absent where
+/// the OS does not give it).
+struct Rates {
+    top: Vec<f64>,
+    device: Vec<f64>,
+    top_per_cpu: Vec<f64>,
+}
+
+/// [`steady_state_rates`] with the CPU-time rates too.
+fn steady_state(cfg: &Config, segments: usize) -> Result<(Simulation, Rates)> {
     let mut sim = Simulation::new(cfg, &RunOptions::default())?;
     sim.precondition(&mut |_| {})?;
     sim.warm_up(&mut |_| {})?;
-    let (mut top, mut device) = (Vec::with_capacity(segments), Vec::with_capacity(segments));
+    let mut rates = Rates {
+        top: Vec::with_capacity(segments),
+        device: Vec::with_capacity(segments),
+        top_per_cpu: Vec::with_capacity(segments),
+    };
     for _ in 0..segments {
         let before = sim.ssd().counters.host_write_pages;
-        let start = Instant::now();
+        let (start, cpu_start) = (Instant::now(), cpu_secs(libc::CLOCK_PROCESS_CPUTIME_ID));
         sim.measure(&mut |_| {})?;
         let secs = start.elapsed().as_secs_f64();
-        top.push(sim.measured_units() as f64 / secs);
-        device.push((sim.ssd().counters.host_write_pages - before) as f64 / secs);
+        let units = sim.measured_units() as f64;
+        rates.top.push(units / secs);
+        rates
+            .device
+            .push((sim.ssd().counters.host_write_pages - before) as f64 / secs);
+        if let (Some(a), Some(b)) = (cpu_start, cpu_secs(libc::CLOCK_PROCESS_CPUTIME_ID)) {
+            rates.top_per_cpu.push(units / (b - a));
+        }
     }
-    Ok((sim, top, device))
+    Ok((sim, rates))
 }
 
 /// The log layer case: page writes per second at the top and at the device.
@@ -353,12 +387,18 @@ pub fn assigner_case(
 
 /// This thread's CPU time in seconds, if the OS gives it.
 fn thread_cpu_secs() -> Option<f64> {
+    cpu_secs(libc::CLOCK_THREAD_CPUTIME_ID)
+}
+
+/// CPU time in seconds on `clock` (this thread's or the process's), if the
+/// OS gives it.
+fn cpu_secs(clock: libc::clockid_t) -> Option<f64> {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: clock_gettime writes one timespec through a valid pointer.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    let rc = unsafe { libc::clock_gettime(clock, &mut ts) };
     (rc == 0).then_some(ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
 }
 
@@ -512,10 +552,12 @@ pub fn render_timed(cases: &[TimedBenchCase]) -> String {
     let mut s = String::new();
     for c in cases {
         s += &format!(
-            "{:<52} {:>6.2} M requests/s (median of {}), WAF {:.3}, simulated {:.0} IOPS, write p99 {:.0} us\n",
+            "{:<52} {:>6.2} M requests/s, {:.2} M per CPU-s (medians of {}{}), WAF {:.3}, simulated {:.0} IOPS, write p99 {:.0} us\n",
             c.name,
             c.requests_per_sec / 1e6,
+            c.requests_per_cpu_sec.unwrap_or(0.0) / 1e6,
             c.segments_requests_per_sec.len(),
+            if c.pipelined { "; timer on its own thread" } else { "" },
             c.waf,
             c.simulated_iops,
             c.write_latency_us_p99

@@ -23,4 +23,4 @@ pub use config::Config;
 pub use error::{ConfigError, SimError};
 pub use ftl::{Ssd, SsdOptions};
 pub use request::{BlockDevice, Completion, Hint, Op, Request, RequestSource};
-pub use run::{run, Progress, Report, RunOptions, Simulation};
+pub use run::{pipeline_allowed, run, Progress, Report, RunOptions, Simulation};

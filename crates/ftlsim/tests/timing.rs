@@ -616,3 +616,62 @@ fn multi_plane_reads_raise_the_read_bound() {
     assert!(within(pages_per_sec(&two), bound, 0.03));
     assert_eq!(two.window.host_read_pages, one.window.host_read_pages);
 }
+
+/// The timer on a thread of its own (`run/clock.rs`, the default on two
+/// cores) trails the device by whole batches of requests: every report must
+/// be the same bytes as with the timer on the run's thread, across batch
+/// boundaries, with each feature that changes what the timer does with a
+/// request's operations, in open loop, and when the device wears out in the
+/// middle of the measured window (the error ends the run mid-batch).
+#[test]
+fn the_timer_on_its_own_thread_gives_the_same_report() {
+    let mut mixed = random_writes(0.1);
+    mixed.workload.read_fraction = 0.3;
+    mixed.workload.writes = None;
+    mixed.workload.requests = Some(50_000);
+    let mut buffered = mixed.clone();
+    timing(&mut buffered).write_buffer_pages = 256;
+    let mut suspending = mixed.clone();
+    let t = timing(&mut suspending);
+    t.suspend = true;
+    t.suspend_overhead_us = Some(5.0);
+    t.resume_overhead_us = Some(5.0);
+    let mut planes = mixed.clone();
+    planes.device.planes_per_lun = 2;
+    let mut open = mixed.clone();
+    let t = timing(&mut open);
+    t.mode = TimingMode::Open;
+    t.arrival_rate_iops = Some(20_000.0);
+    let mut cached = mixed.clone();
+    cached.ftl.mapping_cache_entries = 4096;
+    let mut worn = random_writes(0.1);
+    worn.workload.warmup = Amount::Pages(0).into();
+    worn.device.pe_cycle_limit = 2;
+    let cases = [
+        ("gc", random_writes(0.07)),
+        ("mixed", mixed),
+        ("buffered", buffered),
+        ("suspending", suspending),
+        ("planes", planes),
+        ("open", open),
+        ("cached", cached),
+        ("worn", worn),
+    ];
+    for (name, c) in cases {
+        let alone = RunOptions {
+            one_thread: true,
+            ..RunOptions::default()
+        };
+        let a = run(&c, &alone, &mut |_| {}).unwrap();
+        let b = go(&c);
+        if name == "worn" {
+            assert!(a.lifetime.end_of_life, "the device wears out in the window");
+        }
+        assert!(a.timing.iops.is_some(), "{name}: timed");
+        assert_eq!(
+            serde_json::to_string(&a).unwrap(),
+            serde_json::to_string(&b).unwrap(),
+            "{name}"
+        );
+    }
+}

@@ -46,7 +46,12 @@ impl Clock for Untimed {
     }
 
     #[inline(always)]
-    fn finish<D: Target>(&mut self, _dev: &mut D, _ticket: (), _failed: bool) -> Result<(), SimError> {
+    fn finish<D: Target>(
+        &mut self,
+        _dev: &mut D,
+        _ticket: (),
+        _failed: bool,
+    ) -> Result<(), SimError> {
         Ok(())
     }
 }
@@ -78,7 +83,7 @@ impl Clock for Inline<'_> {
 /// Requests handed to the timer's thread at a time: enough that the hand-off
 /// costs little per request, few enough that a batch's operations stay in
 /// the caches between the two threads.
-const BATCH_REQUESTS: usize = 512;
+const BATCH_REQUESTS: usize = 2048;
 
 /// Batches in flight between the threads (besides the one each holds).
 const BATCHES_IN_FLIGHT: usize = 2;

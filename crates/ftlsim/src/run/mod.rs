@@ -18,12 +18,12 @@ use crate::request::{BlockDevice, Op, Request, RequestSource};
 use crate::timing::{ArrivalSource, Timer};
 use crate::workload::ycsb::YcsbWorkload;
 use crate::workload::Generator;
+pub use clock::pipeline_allowed;
+use clock::{Clock, Inline, Untimed};
 use feed::{External, Feed, Synthetic};
 use lsm::LsmRun;
 use recorder::Recorder;
 pub use report::Report;
-pub use clock::pipeline_allowed;
-use clock::{Clock, Inline, Untimed};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use target::Target;
@@ -35,6 +35,11 @@ pub struct RunOptions {
     /// Set from another thread (or a progress callback) to stop the run at
     /// its next progress point with [`SimError::Interrupted`].
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Keep the timing model on the run's own thread. By default a timed
+    /// run gives it a thread of its own when a second core is there and
+    /// `FTLSIM_PIPELINE` is not `0` (`run/clock.rs`); the results are the
+    /// same bytes either way.
+    pub one_thread: bool,
 }
 
 /// Where a run is, for progress bars.
@@ -119,6 +124,8 @@ struct Driver {
     timer: Option<Timer>,
     req: Request,
     source_exhausted: bool,
+    /// The timer may run on a thread of its own (`run/clock.rs`).
+    pipeline: bool,
 }
 
 /// Where a phase's progress counts from.
@@ -129,8 +136,10 @@ struct Budget {
     /// Units done before this phase, and planned over the run.
     done_before: u64,
     total: u64,
-    /// Requests go through the timing model.
+    /// Requests go through the timing model, on a thread of its own if
+    /// `pipeline` (when it can: `run/clock.rs`).
     timed: bool,
+    pipeline: bool,
 }
 
 /// A run in its phases, so that callers (the bench) can time one phase alone.
@@ -268,6 +277,7 @@ impl Simulation {
                 timer,
                 req: Request::default(),
                 source_exhausted: false,
+                pipeline: !options.one_thread && pipeline_allowed(),
             },
             done: 0,
             total,
@@ -363,6 +373,7 @@ impl Simulation {
             done_before: self.done,
             total: self.total,
             timed: phase == Phase::Measure && self.driver.timer.is_some(),
+            pipeline: self.driver.pipeline,
         };
         let driver = &mut self.driver;
         let result = match &mut self.device {
@@ -655,11 +666,9 @@ fn run_loop<D: Target, F: Feed>(
 ) -> Result<bool, SimError> {
     match timer {
         None => drive_requests(dev, feed, recorder, &mut Untimed, phase, budget, progress),
-        Some(t) if t.detachable() && pipeline_allowed() => {
-            clock::pipelined(dev, t, |dev, pipe| {
-                drive_requests(dev, feed, recorder, pipe, phase, budget, progress)
-            })
-        }
+        Some(t) if budget.pipeline && t.detachable() => clock::pipelined(dev, t, |dev, pipe| {
+            drive_requests(dev, feed, recorder, pipe, phase, budget, progress)
+        }),
         Some(t) => drive_requests(dev, feed, recorder, &mut Inline(t), phase, budget, progress),
     }
 }
