@@ -11,12 +11,12 @@
 //! the same operations in the same order, so the results are the same bytes
 //! either way; only the wall clock changes, when a second core is free.
 
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
 use crate::error::SimError;
 use crate::ftl::FlashOp;
 use crate::request::{Op, Request};
-use crate::timing::{Ticket, Timer};
+use crate::timing::{QueueLog, QueueReplay, Ticket, Timer};
 
 use super::target::Target;
 
@@ -101,11 +101,13 @@ struct Timed {
 }
 
 /// Requests carried out by the device, in order, with their flash
-/// operations end to end.
+/// operations end to end; back from the timer, with what it logged for the
+/// LUN queue lengths.
 #[derive(Debug, Default)]
 struct Batch {
     requests: Vec<Timed>,
     ops: Vec<FlashOp>,
+    queue_log: QueueLog,
 }
 
 /// The device's side of the pipeline: collects each request's operations
@@ -114,8 +116,12 @@ struct Batch {
 pub(super) struct Pipeline {
     batch: Batch,
     to_timer: Option<SyncSender<Batch>>,
-    /// Batches the timer is done with, to be filled again.
+    /// Batches the timer is done with, in order: their queue logs go to
+    /// `queues` (when the timer hands queue sampling over), then one is
+    /// kept to be filled again.
     spent: Receiver<Batch>,
+    queues: Option<QueueReplay>,
+    spare: Option<Batch>,
 }
 
 /// The pending request between `begin` and `finish`.
@@ -166,7 +172,10 @@ impl Pipeline {
         // The batch's operations are the device's log; the device logs on
         // into the (cleared) vector the batch held, a spent batch's.
         dev.ssd_mut().take_ops(&mut self.batch.ops);
-        let mut next = self.spent.try_recv().unwrap_or_default();
+        while let Ok(spent) = self.spent.try_recv() {
+            self.absorb(spent);
+        }
+        let mut next = self.spare.take().unwrap_or_default();
         next.requests.clear();
         let full = std::mem::replace(&mut self.batch, next);
         let sent = self
@@ -175,6 +184,19 @@ impl Pipeline {
             .expect("sends only while open")
             .send(full);
         sent.map_err(|_| SimError::Interrupted)
+    }
+
+    /// Feeds a spent batch's queue log to the sampler and keeps the batch
+    /// for reuse.
+    fn absorb(&mut self, spent: Batch) {
+        if let Some(queues) = &mut self.queues {
+            let requests = spent
+                .requests
+                .iter()
+                .map(|r| (r.ops_end as usize, !r.failed));
+            queues.replay(requests, &spent.ops, &spent.queue_log);
+        }
+        self.spare = Some(spent);
     }
 
     /// Sends what is left and closes the pipe.
@@ -193,9 +215,9 @@ impl Pipeline {
 fn time_batches(
     timer: &mut Timer,
     batches: Receiver<Batch>,
-    spent: SyncSender<Batch>,
+    spent: Sender<Batch>,
 ) -> Result<(), SimError> {
-    for batch in batches {
+    for mut batch in batches {
         let mut start = 0usize;
         for r in &batch.requests {
             let end = r.ops_end as usize;
@@ -203,8 +225,9 @@ fn time_batches(
             timer.finish_with(ticket, &batch.ops[start..end], r.failed);
             start = end;
         }
+        timer.take_queue_log(&mut batch.queue_log);
         // Nobody waiting for it any more is fine: the run is ending.
-        let _ = spent.try_send(batch);
+        let _ = spent.send(batch);
     }
     Ok(())
 }
@@ -221,13 +244,17 @@ pub(super) fn pipelined<D: Target, T>(
     debug_assert!(timer.detachable());
     debug_assert_eq!(dev.ssd().logged_ops(), 0);
     let (to_timer, batches) = sync_channel(BATCHES_IN_FLIGHT);
-    let (spent_tx, spent) = sync_channel(BATCHES_IN_FLIGHT + 2);
-    std::thread::scope(|scope| {
-        let worker = scope.spawn(move || time_batches(timer, batches, spent_tx));
+    // Unbounded, but never holds more than the batches in flight.
+    let (spent_tx, spent) = channel();
+    let queues = timer.detach_queues();
+    let (driven, timed, mut pipe) = std::thread::scope(|scope| {
+        let worker = scope.spawn(|| time_batches(timer, batches, spent_tx));
         let mut pipe = Pipeline {
             batch: Batch::default(),
             to_timer: Some(to_timer),
             spent,
+            queues,
+            spare: None,
         };
         let driven = drive(dev, &mut pipe);
         pipe.close(dev);
@@ -235,11 +262,19 @@ pub(super) fn pipelined<D: Target, T>(
             Ok(timed) => timed,
             Err(panic) => std::panic::resume_unwind(panic),
         };
-        // The timer's error comes first: it stopped the loop (or the loop
-        // stopped at a later request).
-        timed?;
-        driven
-    })
+        (driven, timed, pipe)
+    });
+    // Every batch the timer finished, in order: its sender is gone.
+    while let Ok(spent) = pipe.spent.recv() {
+        pipe.absorb(spent);
+    }
+    if let Some(queues) = pipe.queues.take() {
+        timer.attach_queues(queues);
+    }
+    // The timer's error comes first: it stopped the loop (or the loop
+    // stopped at a later request).
+    timed?;
+    driven
 }
 
 /// Whether runs may put the timer on a thread of its own: a second core is

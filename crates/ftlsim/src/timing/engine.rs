@@ -28,42 +28,11 @@
 use crate::ftl::FlashOp;
 
 use super::channel::Channel;
+use super::queues::{QueueLog, QueueReplay, QueueSampler};
 use super::TimingParams;
-
-/// Queue lengths are counted exactly below this; longer ones count as this.
-pub const QUEUE_LENGTH_CAP: usize = 64;
 
 /// No multi-plane group: the LUN's last operation is not a program.
 const NO_GROUP: u32 = u32::MAX;
-
-/// One LUN operation in this many is sampled for queue lengths. Odd, so
-/// that GC's alternating reads and programs are both sampled.
-const QUEUE_SAMPLE_EVERY: u64 = 7;
-
-/// The end times of a LUN's last `QUEUE_LENGTH_CAP` operations, by
-/// sequence number (a ring; the sequence numbers live in [`Lun`], the ring
-/// in `Engine::ends`). A LUN's operations end in the order they are
-/// scheduled, so the ones not yet finished are always the newest: counting
-/// them passes only those that ended since the last count, and scheduling
-/// one is a single store. Of more than `QUEUE_LENGTH_CAP` unfinished, only
-/// the newest `QUEUE_LENGTH_CAP` are counted; the count is exact again as
-/// soon as fewer are left.
-type EndRing = [u64; QUEUE_LENGTH_CAP];
-
-/// Marks the operations of `l` ended by `now` (of those kept in `ends`);
-/// returns how many of those kept are left. A forward scan, not a binary
-/// search: it passes about one operation per call and its exit is the only
-/// branch it mispredicts.
-#[inline(always)]
-fn left_after(l: &mut Lun, ends: &EndRing, now: u64) -> usize {
-    let cap = QUEUE_LENGTH_CAP as u64;
-    let mut first = l.ended.max(l.pushed.saturating_sub(cap));
-    while first < l.pushed && ends[(first % cap) as usize] <= now {
-        first += 1;
-    }
-    l.ended = first;
-    (l.pushed - first) as usize
-}
 
 /// `a mod d` by two multiplications (Lemire, Kaser and Kurz, "Faster
 /// remainder by direct computation", 2019): exact for every 32-bit `a` and
@@ -90,11 +59,43 @@ impl FastMod {
     }
 }
 
+/// Where pages and blocks live: page `ppn` on LUN `ppn mod LUNs`, a block
+/// on the LUNs of its pages (superblock striping; see the module's doc).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Striping {
+    lun_of: FastMod,
+    luns: u32,
+    pages_per_block: u32,
+}
+
+impl Striping {
+    fn new(luns: u32, pages_per_block: u32) -> Self {
+        Self {
+            lun_of: FastMod::new(luns),
+            luns,
+            pages_per_block,
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn lun_of_page(self, ppn: u32) -> u32 {
+        self.lun_of.rem(ppn)
+    }
+
+    /// The LUNs an erase of `block` keeps busy, in the order it takes them.
+    pub(super) fn erase_luns(self, block: u32) -> impl Iterator<Item = u32> {
+        let luns = self.luns;
+        let first = u64::from(block) * u64::from(self.pages_per_block);
+        let first_lun = (first % u64::from(luns)) as u32;
+        let spanned = self.pages_per_block.min(luns);
+        (0..spanned).map(move |i| (first_lun + i) % luns)
+    }
+}
+
 /// One LUN's state that every operation reads or writes: next-free time,
-/// busy time (all work, and GC work alone), channel, and the sequence
-/// numbers of its end-time ring (queue lengths). One cache line, apart
+/// busy time (all work, and GC work alone), channel. One cache line, apart
 /// from the state only the optional features use ([`LunFeatures`]) and the
-/// ring itself: a LUN operation touches this line and one ring slot.
+/// queue-length sampler's.
 #[derive(Debug, Clone, Copy, Default)]
 #[repr(align(64))]
 struct Lun {
@@ -104,10 +105,6 @@ struct Lun {
     accepts_at: u64,
     busy_ns: u64,
     gc_busy_ns: u64,
-    /// Operations scheduled, and the sequence number of the oldest not
-    /// known to have ended (see [`EndRing`]).
-    pushed: u64,
-    ended: u64,
     channel: u32,
 }
 
@@ -151,25 +148,23 @@ impl Default for LunFeatures {
 
 #[derive(Debug, Clone)]
 pub struct Engine {
-    lun_of: FastMod,
+    striping: Striping,
     read_ns: u64,
     program_ns: u64,
     erase_ns: u64,
     transfer_ns: u64,
-    pages_per_block: u32,
     luns: Vec<Lun>,
-    /// Per LUN: suspend and multi-plane state, and the end-time ring.
+    /// Per LUN: suspend and multi-plane state.
     features: Vec<LunFeatures>,
-    ends: Vec<EndRing>,
     channels: Vec<Channel>,
     /// When each GC read of the current batch has its data in the controller
     /// (a GC copy cannot be programmed before it was read).
     gc_read_done: Vec<u64>,
-    /// Per LUN, `QUEUE_LENGTH_CAP + 1` counters: entry `n` counts the
-    /// operations that found `n` others at the LUN.
-    queue_counts: Vec<u64>,
-    /// LUN operations left until the next one sampled for queue lengths.
-    ops_to_sample: u64,
+    /// LUN queue lengths: sampled here, or (`queue_log` set) logged for a
+    /// [`QueueReplay`] on another thread to sample.
+    queues: QueueSampler,
+    logging: bool,
+    queue_log: QueueLog,
     /// Program/erase suspend: (suspend, resume) overheads when on.
     suspend_ns: Option<(u64, u64)>,
     /// Planes per LUN, and LUNs x planes: a page's multi-plane group is
@@ -194,12 +189,11 @@ impl Engine {
             "validated: at least one LUN and one channel"
         );
         Self {
-            lun_of: FastMod::new(luns),
+            striping: Striping::new(luns, pages_per_block),
             read_ns: params.read_ns,
             program_ns: params.program_ns,
             erase_ns: params.erase_ns,
             transfer_ns: params.transfer_ns,
-            pages_per_block,
             luns: (0..luns)
                 .map(|l| Lun {
                     channel: l % params.channels,
@@ -207,11 +201,11 @@ impl Engine {
                 })
                 .collect(),
             features: vec![LunFeatures::default(); luns as usize],
-            ends: vec![[0; QUEUE_LENGTH_CAP]; luns as usize],
             channels: vec![Channel::default(); params.channels as usize],
             gc_read_done: Vec::new(),
-            queue_counts: vec![0; luns as usize * (QUEUE_LENGTH_CAP + 1)],
-            ops_to_sample: QUEUE_SAMPLE_EVERY,
+            queues: QueueSampler::new(luns),
+            logging: false,
+            queue_log: QueueLog::default(),
             suspend_ns: params.suspend_ns,
             planes: params.planes_per_lun.max(1),
             group_span: luns * params.planes_per_lun.max(1),
@@ -230,12 +224,11 @@ impl Engine {
             };
         }
         self.features.fill(LunFeatures::default());
-        self.ends.fill([0; QUEUE_LENGTH_CAP]);
         for c in &mut self.channels {
             c.reset();
         }
-        self.queue_counts.fill(0);
-        self.ops_to_sample = QUEUE_SAMPLE_EVERY;
+        self.queues.reset();
+        self.queue_log.clear();
         self.suspensions = 0;
         self.suspend_delay_ns = 0;
         self.gc_read_done.clear();
@@ -252,7 +245,7 @@ impl Engine {
     /// Superblock striping: page `ppn` lives on LUN `ppn mod LUNs`.
     #[inline]
     pub fn lun_of_page(&self, ppn: u32) -> u32 {
-        self.lun_of.rem(ppn)
+        self.striping.lun_of_page(ppn)
     }
 
     /// LUN `l` hangs on channel `l mod channels`.
@@ -301,8 +294,40 @@ impl Engine {
     /// service) when its request was issued: entry `n` counts those that found `n`,
     /// the last entry those that found `QUEUE_LENGTH_CAP` or more.
     pub fn lun_queue_counts(&self, lun: u32) -> &[u64] {
-        let n = QUEUE_LENGTH_CAP + 1;
-        &self.queue_counts[lun as usize * n..(lun as usize + 1) * n]
+        debug_assert!(!self.logging, "queue lengths are being logged");
+        self.queues.counts(lun)
+    }
+
+    /// Hands LUN queue-length sampling to another thread: from now on
+    /// [`Engine::schedule`] logs each request's issue time and each LUN
+    /// operation's end (take them with [`Engine::take_queue_log`]) for the
+    /// returned [`QueueReplay`] to sample, until
+    /// [`Engine::attach_queues`]. `None` with program/erase suspend or
+    /// multi-plane on: which operations reach a LUN then depends on timing.
+    pub fn detach_queues(&mut self) -> Option<QueueReplay> {
+        if !self.plain || self.logging {
+            return None;
+        }
+        self.logging = true;
+        self.queue_log.clear();
+        let luns = self.luns();
+        let queues = std::mem::replace(&mut self.queues, QueueSampler::new(luns));
+        Some(QueueReplay::new(queues, self.striping))
+    }
+
+    /// Moves what was logged since the last call into `out` (cleared first).
+    pub fn take_queue_log(&mut self, out: &mut QueueLog) {
+        out.clear();
+        std::mem::swap(&mut self.queue_log, out);
+    }
+
+    /// Takes sampling back from a [`QueueReplay`] that has been fed every
+    /// log taken. What is still logged is dropped: it is there only when
+    /// the timer stopped with an error in the middle of a batch.
+    pub fn attach_queues(&mut self, replay: QueueReplay) {
+        self.queue_log.clear();
+        self.logging = false;
+        self.queues = replay.sampler;
     }
 
     /// Total LUN time, all work and GC work.
@@ -327,20 +352,35 @@ impl Engine {
     #[inline]
     pub fn schedule_at(&mut self, ops: &[FlashOp], now: u64, ready_at: u64) -> u64 {
         debug_assert!(ready_at >= now);
-        // Chosen once per request from a switch fixed for the run (always
-        // predicted), not once per operation.
-        if self.plain {
-            self.run_ops::<false>(ops, now, ready_at)
-        } else {
-            self.run_ops::<true>(ops, now, ready_at)
+        if self.logging {
+            self.queue_log.issued.push(now);
+        }
+        self.run(ops, now, ready_at)
+    }
+
+    /// [`Engine::schedule_at`] without logging the request's issue time.
+    #[inline(always)]
+    fn run(&mut self, ops: &[FlashOp], now: u64, ready_at: u64) -> u64 {
+        // Chosen once per request from switches fixed for the run or for
+        // a whole measured window (always predicted), not once per operation.
+        match (self.plain, self.logging) {
+            (true, false) => self.run_ops::<false, false>(ops, now, ready_at),
+            (true, true) => self.run_ops::<false, true>(ops, now, ready_at),
+            (false, _) => self.run_ops::<true, false>(ops, now, ready_at),
         }
     }
 
     /// [`Engine::schedule_at`]'s loop. `FEATURES` false: neither
     /// program/erase suspend nor multi-plane is on, and their branches and
     /// bookkeeping are compiled out (`LunFeatures` is never touched).
-    fn run_ops<const FEATURES: bool>(&mut self, ops: &[FlashOp], now: u64, ready_at: u64) -> u64 {
+    fn run_ops<const FEATURES: bool, const LOG: bool>(
+        &mut self,
+        ops: &[FlashOp],
+        now: u64,
+        ready_at: u64,
+    ) -> u64 {
         debug_assert!(FEATURES || self.plain);
+        debug_assert!(LOG == self.logging && !(LOG && FEATURES));
         let mut done_at = ready_at;
         self.gc_read_done.clear();
         let mut gc_next = 0usize;
@@ -348,7 +388,7 @@ impl Engine {
         while let Some(&op) = rest.next() {
             let end = match op {
                 FlashOp::Read { ppn, gc } => {
-                    let lun = self.lun_of.rem(ppn) as usize;
+                    let lun = self.striping.lun_of_page(ppn) as usize;
                     let sensed = match self.suspend_ns {
                         Some(overheads) if FEATURES && !gc => {
                             self.read_suspending(lun, ready_at, overheads)
@@ -356,9 +396,14 @@ impl Engine {
                         _ if FEATURES && self.planes > 1 => {
                             self.read_multi_plane(lun, ppn, now, ready_at, gc)
                         }
-                        _ => {
-                            self.occupy_lun::<FEATURES>(lun, now, ready_at, self.read_ns, gc, false)
-                        }
+                        _ => self.occupy_lun::<FEATURES, LOG>(
+                            lun,
+                            now,
+                            ready_at,
+                            self.read_ns,
+                            gc,
+                            false,
+                        ),
                     };
                     let end = self.transfer(self.luns[lun].channel, now, sensed);
                     if gc {
@@ -376,7 +421,7 @@ impl Engine {
                         }
                         _ => ready_at,
                     };
-                    let lun = self.lun_of.rem(ppn) as usize;
+                    let lun = self.striping.lun_of_page(ppn) as usize;
                     if FEATURES && self.planes > 1 {
                         self.program_multi_plane(lun, ppn, now, data_at, gc)
                     } else {
@@ -385,10 +430,10 @@ impl Engine {
                         let l = &self.luns[lun];
                         let movable_at = data_at.max(l.accepts_at);
                         let moved = self.transfer(l.channel, now, movable_at);
-                        self.occupy_lun::<FEATURES>(lun, now, moved, self.program_ns, gc, true)
+                        self.occupy_lun::<FEATURES, LOG>(lun, now, moved, self.program_ns, gc, true)
                     }
                 }
-                FlashOp::Erase { block } => self.erase::<FEATURES>(block, now, ready_at),
+                FlashOp::Erase { block } => self.erase::<FEATURES, LOG>(block, now, ready_at),
                 FlashOp::MapRead { ppn } => {
                     return done_at.max(self.map_read_then(ppn, rest.as_slice(), now, ready_at));
                 }
@@ -407,10 +452,14 @@ impl Engine {
     #[cold]
     #[inline(never)]
     fn map_read_then(&mut self, ppn: u32, rest: &[FlashOp], now: u64, ready_at: u64) -> u64 {
-        let lun = self.lun_of.rem(ppn) as usize;
-        let sensed = self.occupy_lun::<true>(lun, now, ready_at, self.read_ns, false, false);
+        let lun = self.striping.lun_of_page(ppn) as usize;
+        let sensed = if self.logging {
+            self.occupy_lun::<true, true>(lun, now, ready_at, self.read_ns, false, false)
+        } else {
+            self.occupy_lun::<true, false>(lun, now, ready_at, self.read_ns, false, false)
+        };
         let end = self.transfer(self.luns[lun].channel, now, sensed);
-        end.max(self.schedule_at(rest, now, ready_at.max(end)))
+        end.max(self.run(rest, now, ready_at.max(end)))
     }
 
     /// Queues an operation of `duration_ns` on `lun`, ready at `ready_at`;
@@ -418,7 +467,7 @@ impl Engine {
     /// before it). Returns when the operation ends. `FEATURES` false: the
     /// suspend and multi-plane state is left alone (nothing reads it).
     #[inline(always)]
-    fn occupy_lun<const FEATURES: bool>(
+    fn occupy_lun<const FEATURES: bool, const LOG: bool>(
         &mut self,
         lun: usize,
         now: u64,
@@ -427,23 +476,18 @@ impl Engine {
         gc: bool,
         suspendable: bool,
     ) -> u64 {
-        // Every QUEUE_SAMPLE_EVERY-th operation counts the operations it
-        // finds at its LUN when its request is issued: counting for every
-        // one would cost as much as the rest of scheduling it.
-        self.ops_to_sample -= 1;
-        if self.ops_to_sample == 0 {
-            self.sample_queue(lun, now);
-        }
         let l = &mut self.luns[lun];
         let start = l.free_at.max(ready_at);
         let end = start + duration_ns;
         l.free_at = end;
         l.accepts_at = start;
-        let slot = (l.pushed % QUEUE_LENGTH_CAP as u64) as usize;
-        l.pushed += 1;
         l.busy_ns += duration_ns;
         l.gc_busy_ns += if gc { duration_ns } else { 0 };
-        self.ends[lun][slot] = end;
+        if LOG {
+            self.queue_log.ends.push(end);
+        } else {
+            self.queues.note(lun, now, end);
+        }
         if FEATURES {
             let f = &mut self.features[lun];
             f.suspendable = suspendable;
@@ -451,15 +495,6 @@ impl Engine {
             f.group = NO_GROUP;
         }
         end
-    }
-
-    /// Counts the operations LUN `lun` holds (waiting or in service) at
-    /// `now`, for the queue-length percentiles.
-    #[inline(always)]
-    fn sample_queue(&mut self, lun: usize, now: u64) {
-        self.ops_to_sample = QUEUE_SAMPLE_EVERY;
-        let found = left_after(&mut self.luns[lun], &self.ends[lun], now);
-        self.queue_counts[lun * (QUEUE_LENGTH_CAP + 1) + found] += 1;
     }
 
     /// A host read ready at `now` with program/erase suspend on. If its LUN
@@ -477,7 +512,7 @@ impl Engine {
         let read_ns = self.read_ns;
         let (l, f) = (&mut self.luns[lun], &mut self.features[lun]);
         if !(f.suspendable && l.accepts_at <= now && now < l.free_at) {
-            return self.occupy_lun::<true>(lun, now, now, read_ns, false, false);
+            return self.occupy_lun::<true, false>(lun, now, now, read_ns, false, false);
         }
         let (start, added_ns) = if now < f.reads_until {
             (f.reads_until, read_ns)
@@ -543,7 +578,7 @@ impl Engine {
             f.group_pages += 1;
             return f.group_end;
         }
-        let end = self.occupy_lun::<true>(lun, now, ready_at, self.read_ns, gc, false);
+        let end = self.occupy_lun::<true, false>(lun, now, ready_at, self.read_ns, gc, false);
         self.open_group(lun, group, true, end);
         end
     }
@@ -569,7 +604,7 @@ impl Engine {
         gc: bool,
     ) -> u64 {
         let accepts_before = self.luns[lun].accepts_at;
-        let end = self.occupy_lun::<true>(lun, now, moved, self.program_ns, gc, true);
+        let end = self.occupy_lun::<true, false>(lun, now, moved, self.program_ns, gc, true);
         self.open_group(lun, group, false, end);
         self.features[lun].group_accepts_at = accepts_before;
         end
@@ -591,15 +626,15 @@ impl Engine {
 
     /// Erases `block`'s slice on each LUN it spans, in parallel. Erases are
     /// always GC (or wear-leveling) work.
-    fn erase<const FEATURES: bool>(&mut self, block: u32, now: u64, ready_at: u64) -> u64 {
-        let luns = self.luns();
-        let first = u64::from(block) * u64::from(self.pages_per_block);
-        let first_lun = (first % u64::from(luns)) as u32;
-        let spanned = self.pages_per_block.min(luns);
+    fn erase<const FEATURES: bool, const LOG: bool>(
+        &mut self,
+        block: u32,
+        now: u64,
+        ready_at: u64,
+    ) -> u64 {
         let mut end = ready_at;
-        for i in 0..spanned {
-            let lun = (first_lun + i) % luns;
-            end = end.max(self.occupy_lun::<FEATURES>(
+        for lun in self.striping.erase_luns(block) {
+            end = end.max(self.occupy_lun::<FEATURES, LOG>(
                 lun as usize,
                 now,
                 ready_at,

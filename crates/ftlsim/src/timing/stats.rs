@@ -7,7 +7,8 @@ use crate::request::Op;
 
 use crate::metrics::{DistributionSummary, LogHistogram};
 
-use super::engine::{Engine, QUEUE_LENGTH_CAP};
+use super::engine::Engine;
+use super::queues::QUEUE_LENGTH_CAP;
 
 /// One sample of the latency-over-time series: the requests issued since the previous sample.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
