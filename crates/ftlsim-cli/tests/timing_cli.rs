@@ -344,3 +344,45 @@ fn planes_that_do_not_divide_the_layout_name_the_key() {
     assert!(err.contains("device.planes_per_lun"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
 }
+
+/// `FTLSIM_PIPELINE=0` keeps the timer on the run's thread; the output is
+/// the same bytes as with the timer on a thread of its own (the default on
+/// two cores).
+#[test]
+fn one_thread_or_two_the_output_is_the_same() {
+    let args = [
+        "run",
+        "--json",
+        "--set",
+        "device.blocks=128",
+        "--set",
+        "device.pages_per_block=256",
+        "--set",
+        "workload.warmup=1x",
+        "--set",
+        "workload.read_fraction=0.3",
+        "--set",
+        "workload.requests=20000",
+        "--set",
+        "timing.queue_depth=16",
+    ];
+    let run = |pipeline: Option<&str>| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_ftlsim"));
+        cmd.args(args);
+        match pipeline {
+            Some(v) => cmd.env("FTLSIM_PIPELINE", v),
+            None => cmd.env_remove("FTLSIM_PIPELINE"),
+        };
+        let out = cmd.output().expect("ftlsim runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let two = run(None);
+    let v: serde_json::Value = serde_json::from_slice(&two).unwrap();
+    assert!(v["iops"].as_f64().is_some_and(|x| x > 0.0), "timed: {v}");
+    assert_eq!(two, run(Some("0")));
+}

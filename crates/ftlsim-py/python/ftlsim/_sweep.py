@@ -37,6 +37,10 @@ def repeat_seed(base_seed: int, repeat: int) -> int:
 
 def run_task(kind: str, text: str, origin: str, sets: List[str]) -> Tuple[Optional[Dict[str, Any]], Optional[str]]:
     """One sweep row on a worker: the summary's scalars, or the error's message."""
+    # A sweep keeps every core busy with runs of its own: a timed run's second
+    # thread (the timer trailing the device) would only add its hand-off cost.
+    # The results are the same either way; a worker's own setting wins.
+    os.environ.setdefault("FTLSIM_PIPELINE", "0")
     try:
         report, _, _, _ = _native.run_report(kind, text, origin, sets, False)
     except _native.FtlsimError as e:
