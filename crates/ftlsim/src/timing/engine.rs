@@ -160,8 +160,8 @@ pub struct Engine {
     /// When each GC read of the current batch has its data in the controller
     /// (a GC copy cannot be programmed before it was read).
     gc_read_done: Vec<u64>,
-    /// LUN queue lengths: sampled here, or (`queue_log` set) logged for a
-    /// [`QueueReplay`] on another thread to sample.
+    /// LUN queue lengths: sampled here, or (`logging`) logged in
+    /// `queue_log` for a [`QueueReplay`] on another thread to sample.
     queues: QueueSampler,
     logging: bool,
     queue_log: QueueLog,
