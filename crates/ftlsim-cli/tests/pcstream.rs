@@ -3,18 +3,12 @@
 //! which of the paper's do not, and why), and bad assigner input.
 
 mod common;
-use common::{ftlsim, temp_dir};
-use serde_json::Value;
+use common::{assert_ok, ftlsim, ok_json, temp_dir};
 
 #[test]
 fn quick_grid_shows_the_directions_that_hold_for_our_models() {
     let out = ftlsim(&["reproduce", "pcstream", "--quick", "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let v = ok_json(&out);
     let waf = |w: &str, variant: &str| {
         v["workloads"][w][variant]["waf"]
             .as_f64()
@@ -92,11 +86,7 @@ fn reproduce_out_draws_mixed1_lifetimes_by_stream() {
         "--out",
         dir.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     for variant in ["pcstream", "pcstream+internal", "autostream", "oracle"] {
         let path = dir.join(format!("lifetime-mixed1-{variant}.svg"));
         let svg =
@@ -138,12 +128,7 @@ fn fdp_grid_matches_internal_streams_with_one_block_units() {
         "--set",
         "ftl.fdp_ru_blocks=1",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let v = ok_json(&out);
     let report = |w: &str, variant: &str| v["workloads"][w][variant].clone();
     let waf = |w: &str, variant: &str| {
         report(w, variant)["waf"]
@@ -187,12 +172,7 @@ fn timed_grid_reports_iops_that_follow_waf() {
         "--only",
         "gcc,mixed2,gcc-iops,mixed2-iops",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let v = ok_json(&out);
     let field = |w: &str, variant: &str, key: &str| {
         v["workloads"][w][variant][key]
             .as_f64()
@@ -289,11 +269,7 @@ fn run_out_with_an_assigner_writes_every_file() {
         "--out",
         dir.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     let layers = std::fs::read_to_string(dir.join("layers.csv")).unwrap();
     let fields: Vec<usize> = layers.lines().map(|l| l.split(',').count()).collect();
     assert_eq!(fields.len(), 3, "{layers}");
@@ -324,12 +300,7 @@ fn autostream_bdbm_rules_run_and_reject_bad_input() {
             &format!("host.layers=[{layer}]"),
             "--json",
         ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let v = ok_json(&out);
         v["waf"].as_f64().expect("waf")
     };
     let paper = waf(r#"{type = "autostream"}"#);

@@ -2,7 +2,7 @@
 //! files and with `--set`), the JSON keys, the table rows, the output files.
 
 mod common;
-use common::{ftlsim, temp_dir};
+use common::{assert_ok, ftlsim, ok_json, temp_dir};
 
 use std::process::Output;
 
@@ -25,13 +25,7 @@ fn run(extra: &[&str]) -> Output {
 fn run_json(extra: &[&str]) -> serde_json::Value {
     let mut args = vec!["--json"];
     args.extend_from_slice(extra);
-    let out = run(&args);
-    assert!(
-        out.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    ok_json(&run(&args))
 }
 
 const KEYS: [&str; 5] = [
@@ -96,11 +90,7 @@ fn open_loop_from_a_file_with_table_and_outputs() {
     .unwrap();
     let out_dir = dir.join("out");
     let out = run(&[config.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     let table = String::from_utf8(out.stdout).unwrap();
     for row in [
         "timing model",
@@ -173,11 +163,7 @@ fn latency_plot_has_a_log_axis_and_waf_plot_marks_phases() {
         "--out",
         dir.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     let svg = std::fs::read_to_string(dir.join("latency.svg")).unwrap();
     // Two panels of 500 px: latency (log) on top, offered and served IOPS
     // (linear) below; the log axis is the top one's.
@@ -251,11 +237,7 @@ fn tpcc_replay(trace: &std::path::Path, channels: u32, luns_per_channel: u32) ->
     )
     .unwrap();
     let out = ftlsim(&["run", config.to_str().unwrap(), "--json"]);
-    assert!(
-        out.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     let _ = std::fs::remove_dir_all(&dir);
     serde_json::from_slice(&out.stdout).unwrap()
 }
@@ -350,35 +332,25 @@ fn planes_that_do_not_divide_the_layout_name_the_key() {
 /// two cores).
 #[test]
 fn one_thread_or_two_the_output_is_the_same() {
-    let args = [
-        "run",
-        "--json",
-        "--set",
-        "device.blocks=128",
-        "--set",
-        "device.pages_per_block=256",
-        "--set",
-        "workload.warmup=1x",
+    let mut args = vec!["run", "--json"];
+    args.extend_from_slice(SMALL);
+    args.extend_from_slice(&[
         "--set",
         "workload.read_fraction=0.3",
         "--set",
         "workload.requests=20000",
         "--set",
         "timing.queue_depth=16",
-    ];
+    ]);
     let run = |pipeline: Option<&str>| {
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_ftlsim"));
-        cmd.args(args);
+        cmd.args(&args);
         match pipeline {
             Some(v) => cmd.env("FTLSIM_PIPELINE", v),
             None => cmd.env_remove("FTLSIM_PIPELINE"),
         };
         let out = cmd.output().expect("ftlsim runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_ok(&out);
         out.stdout
     };
     let two = run(None);

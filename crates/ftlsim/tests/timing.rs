@@ -181,6 +181,15 @@ fn random_writes(spare_factor: f64) -> Config {
     c
 }
 
+/// A 70/30 write/read mix of `requests` single-page requests on a warm device.
+fn random_mix(requests: u64) -> Config {
+    let mut c = random_writes(0.1);
+    c.workload.read_fraction = 0.3;
+    c.workload.writes = None;
+    c.workload.requests = Some(requests);
+    c
+}
+
 #[test]
 fn write_tail_latency_rises_with_waf() {
     let mut last: Option<Report> = None;
@@ -229,10 +238,7 @@ fn timing_does_not_change_what_the_ftl_does() {
 
 #[test]
 fn same_seed_gives_identical_timing() {
-    let mut c = random_writes(0.1);
-    c.workload.read_fraction = 0.3;
-    c.workload.writes = None;
-    c.workload.requests = Some(200_000);
+    let c = random_mix(200_000);
     let a = serde_json::to_string(&go(&c)).unwrap();
     assert_eq!(a, serde_json::to_string(&go(&c)).unwrap());
     let v: serde_json::Value = serde_json::from_str(&a).unwrap();
@@ -625,10 +631,7 @@ fn multi_plane_reads_raise_the_read_bound() {
 /// middle of the measured window (the error ends the run mid-batch).
 #[test]
 fn the_timer_on_its_own_thread_gives_the_same_report() {
-    let mut mixed = random_writes(0.1);
-    mixed.workload.read_fraction = 0.3;
-    mixed.workload.writes = None;
-    mixed.workload.requests = Some(50_000);
+    let mixed = random_mix(50_000);
     let mut buffered = mixed.clone();
     timing(&mut buffered).write_buffer_pages = 256;
     let mut suspending = mixed.clone();

@@ -13,6 +13,21 @@ pub fn ftlsim(args: &[&str]) -> Output {
         .expect("ftlsim runs")
 }
 
+/// Asserts that `out` is a successful run, showing its stderr if not.
+pub fn assert_ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The JSON a successful run printed on stdout.
+pub fn ok_json(out: &Output) -> serde_json::Value {
+    assert_ok(out);
+    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+}
+
 /// A fresh, empty directory for one test (`suite` and `name` keep tests apart).
 pub fn temp_dir(suite: &str, name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ftlsim-{suite}-{}-{name}", std::process::id()));

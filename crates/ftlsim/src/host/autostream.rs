@@ -392,6 +392,13 @@ mod tests {
         assert_eq!(a.chunks[1].count, 1.0);
     }
 
+    /// The one-line error `c` gets as the first layer.
+    fn config_error(c: &AutoStreamConfig) -> String {
+        c.validate("host.layers[0]", &space())
+            .unwrap_err()
+            .to_string()
+    }
+
     #[test]
     fn bdbm_rules_with_mq_name_the_key() {
         let c = AutoStreamConfig {
@@ -399,11 +406,12 @@ mod tests {
             rules: Rules::Bdbm,
             ..AutoStreamConfig::default()
         };
-        let e = c
-            .validate("host.layers[0]", &space())
-            .unwrap_err()
-            .to_string();
+        let e = config_error(&c);
         assert!(e.contains("host.layers[0].rules"), "{e}");
+    }
+
+    #[test]
+    fn bdbm_state_fits_in_the_chunk_padding() {
         assert_eq!(std::mem::size_of::<Chunk>(), 16, "state per chunk");
     }
 
@@ -425,10 +433,7 @@ mod tests {
             chunk_bytes: 1000,
             ..AutoStreamConfig::default()
         };
-        let e = c
-            .validate("host.layers[0]", &space())
-            .unwrap_err()
-            .to_string();
+        let e = config_error(&c);
         assert!(e.contains("host.layers[0].chunk_bytes"), "{e}");
     }
 }
