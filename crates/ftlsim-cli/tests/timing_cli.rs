@@ -329,7 +329,7 @@ fn planes_that_do_not_divide_the_layout_name_the_key() {
 
 /// `FTLSIM_PIPELINE=0` keeps the timer on the run's thread; the output is
 /// the same bytes as with the timer on a thread of its own (the default on
-/// two cores).
+/// two cores). Another value is a one-line error naming the variable.
 #[test]
 fn one_thread_or_two_the_output_is_the_same() {
     let mut args = vec!["run", "--json"];
@@ -349,12 +349,24 @@ fn one_thread_or_two_the_output_is_the_same() {
             Some(v) => cmd.env("FTLSIM_PIPELINE", v),
             None => cmd.env_remove("FTLSIM_PIPELINE"),
         };
-        let out = cmd.output().expect("ftlsim runs");
-        assert_ok(&out);
-        out.stdout
+        cmd.output().expect("ftlsim runs")
     };
     let two = run(None);
-    let v: serde_json::Value = serde_json::from_slice(&two).unwrap();
+    let v = ok_json(&two);
     assert!(v["iops"].as_f64().is_some_and(|x| x > 0.0), "timed: {v}");
-    assert_eq!(two, run(Some("0")));
+    let one = run(Some("0"));
+    assert_ok(&one);
+    assert_eq!(two.stdout, one.stdout);
+    let bad = run(Some("off"));
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("FTLSIM_PIPELINE") && err.contains("\"off\""),
+        "{err}"
+    );
+    assert_eq!(
+        err.lines().filter(|l| l.contains("error")).count(),
+        1,
+        "one line: {err}"
+    );
 }

@@ -190,7 +190,7 @@ fn timed_case(
         requests_per_sec: median(&rates),
         segments_requests_per_sec: rates,
         requests_per_cpu_sec: per_cpu,
-        pipelined: pipeline_allowed(),
+        pipelined: pipeline_allowed()?,
         waf: report.window.waf.unwrap_or(0.0),
         simulated_iops: report.timing.iops.unwrap_or(0.0),
         write_latency_us_p99: report.timing.write_latency_us_p99.unwrap_or(0.0),

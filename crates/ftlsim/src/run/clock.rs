@@ -13,7 +13,7 @@
 
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
-use crate::error::SimError;
+use crate::error::{ConfigError, SimError};
 use crate::ftl::FlashOp;
 use crate::request::{Op, Request};
 use crate::timing::{QueueLog, QueueReplay, Ticket, Timer};
@@ -279,8 +279,22 @@ pub(super) fn pipelined<D: Target, T>(
 
 /// Whether runs may put the timer on a thread of its own: a second core is
 /// there, and `FTLSIM_PIPELINE` is not `0` (the results are the same either
-/// way; `0` keeps a run on one core, as a sweep that fills every core may want).
-pub fn pipeline_allowed() -> bool {
-    let wanted = std::env::var_os("FTLSIM_PIPELINE").is_none_or(|v| v != "0");
-    wanted && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
+/// way; `0` keeps a run on one core, as a sweep that fills every core may
+/// want). Unset or empty means `1`; any other value is an error.
+pub fn pipeline_allowed() -> Result<bool, ConfigError> {
+    let wanted = match std::env::var_os("FTLSIM_PIPELINE") {
+        None => true,
+        Some(v) if v.is_empty() || v == "1" => true,
+        Some(v) if v == "0" => false,
+        Some(v) => {
+            return Err(ConfigError::new(
+                "FTLSIM_PIPELINE",
+                format!(
+                    "the environment variable must be 0 (one thread) or 1 (the default), not {:?}",
+                    v.to_string_lossy()
+                ),
+            ))
+        }
+    };
+    Ok(wanted && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2))
 }

@@ -277,7 +277,7 @@ impl Simulation {
                 timer,
                 req: Request::default(),
                 source_exhausted: false,
-                pipeline: !options.one_thread && pipeline_allowed(),
+                pipeline: !options.one_thread && pipeline_allowed()?,
             },
             done: 0,
             total,
