@@ -105,3 +105,52 @@ fn bad_power_loss_input_is_named() {
         "--remap-fraction",
     );
 }
+
+/// Found so (issue 24): `--cuts` near u64::MAX overflowed and then named the
+/// wrong thing; rocksdb and ycsb workloads silently ran uniform writes; FDP
+/// reported no failures for a model that does not exist; a device too big
+/// for memory aborted on allocation. Each is now a one-line refusal.
+#[test]
+fn what_the_crash_test_cannot_model_is_refused() {
+    assert_rejected(&["crash-test", "--cuts", "18446744073709551615"], "--cuts");
+    assert_rejected(&["crash-test", "--cuts", "1000001"], "--cuts");
+    for workload in ["rocksdb", "ycsb", "cassandra", "gcc"] {
+        let set = format!("workload.type={workload}");
+        assert_rejected(
+            &["crash-test", "--cuts", "5", "--set", &set],
+            "workload.type",
+        );
+    }
+    assert_rejected(
+        &["crash-test", "--cuts", "5", "--set", "ftl.fdp=true"],
+        "ftl.fdp",
+    );
+    assert_rejected(
+        &[
+            "crash-test",
+            "--cuts",
+            "5",
+            "--set",
+            "device.blocks=400000000",
+            "--set",
+            "device.pages_per_block=1024",
+        ],
+        "device.blocks",
+    );
+}
+
+/// The policies that lost acknowledged pages before the durability rule
+/// (docs/power-loss.md), through the CLI with its exit status.
+#[test]
+fn fifo_and_random_lose_nothing_acknowledged() {
+    for policy in ["fifo", "random"] {
+        let set = format!("ftl.gc_policy={policy}");
+        let out = crash(&["--cuts", "60", "--set", &set]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{policy}: {stderr}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["failures"], 0, "{policy}: {v}");
+        assert_eq!(v["lost_pages"], 0, "{policy}: {v}");
+        assert_eq!(v["unsafe_reclaims"], 0, "{policy}: {v}");
+    }
+}

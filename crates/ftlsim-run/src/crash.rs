@@ -192,18 +192,73 @@ fn check(ssd: &Ssd, model: &mut Model) -> Tally {
     t
 }
 
+/// The most cuts one sweep takes: each is a full recovery (a scan of the
+/// flash image), about 10 ms on examples/power-loss.toml, so a million is
+/// hours of work; more is a mistake rather than a plan.
+pub const MAX_CUTS: u64 = 1_000_000;
+
+/// Checks what the crash test cannot model before anything runs: each
+/// refusal names the key or flag.
+fn refuse_unmodelled(cfg: &Config, opts: &CrashOptions) -> Result<()> {
+    if opts.cuts == 0 {
+        bail!("--cuts 0: a crash test needs at least one cut");
+    }
+    if opts.cuts > MAX_CUTS {
+        bail!(
+            "--cuts {}: at most {MAX_CUTS} cuts per sweep (each is a full recovery); run several sweeps with different --seed",
+            opts.cuts
+        );
+    }
+    if !(0.0..=1.0).contains(&opts.remap_fraction) {
+        bail!("--remap-fraction {} is outside [0, 1]", opts.remap_fraction);
+    }
+    if !cfg.host.layers.is_empty() {
+        bail!("crash-test drives the device directly; remove [[host.layers]] (host layers keep no state on flash)");
+    }
+    // The sweep drives pages through the block-level generator; application
+    // models and traces have request streams of their own it does not replay.
+    match cfg.workload.kind {
+        WorkloadType::Uniform
+        | WorkloadType::HotCold
+        | WorkloadType::Zipf
+        | WorkloadType::Sequential
+        | WorkloadType::Tables => {}
+        other => bail!(
+            "config key `workload.type`: crash-test drives a block-level synthetic workload (uniform, hot-cold, zipf, sequential or tables), not {}",
+            serde_json::to_string(&other)?
+        ),
+    }
+    check_crash_memory(cfg)
+}
+
+/// The run's memory check, with what the sweep adds: the flash image (on
+/// even where the config does not ask for tracking), page fingerprints, and
+/// the reference model's two contents per logical page.
+fn check_crash_memory(cfg: &Config) -> Result<()> {
+    let (physical, logical) = (cfg.physical_pages(), cfg.logical_pages());
+    let mut extra = physical
+        .saturating_mul(8)
+        .saturating_add(logical.saturating_mul(32));
+    if !cfg.ftl.power_loss_tracking() {
+        extra = extra
+            .saturating_add(physical.saturating_mul(28))
+            .saturating_add(u64::from(cfg.device.blocks) * 22);
+    }
+    crate::simulate::check_memory_bytes(cfg, cfg.estimated_state_bytes().saturating_add(extra))
+}
+
 /// Host page writes the config's workload plans (warm-up and measured).
 fn planned_pages(cfg: &Config) -> u64 {
     let logical = cfg.logical_pages();
     let measured = match cfg.workload.requests {
-        Some(r) => r * u64::from(cfg.workload.request_pages),
+        Some(r) => r.saturating_mul(u64::from(cfg.workload.request_pages)),
         None => cfg
             .workload
             .writes
             .unwrap_or(DEFAULT_WRITES)
             .to_pages(logical),
     };
-    cfg.warmup_pages() + measured
+    cfg.warmup_pages().saturating_add(measured)
 }
 
 fn percentile(sorted: &[u64], q: f64) -> u64 {
@@ -220,18 +275,7 @@ pub fn crash_test(
     opts: &CrashOptions,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<CrashReport> {
-    if opts.cuts == 0 {
-        bail!("--cuts 0: a crash test needs at least one cut");
-    }
-    if !(0.0..=1.0).contains(&opts.remap_fraction) {
-        bail!("--remap-fraction {} is outside [0, 1]", opts.remap_fraction);
-    }
-    if !cfg.host.layers.is_empty() {
-        bail!("crash-test drives the device directly; remove [[host.layers]] (host layers keep no state on flash)");
-    }
-    if cfg.workload.kind == WorkloadType::Trace {
-        bail!("crash-test drives a synthetic workload; workload.type = \"trace\" is not supported");
-    }
+    refuse_unmodelled(cfg, opts)?;
     let mut ssd = Ssd::new(
         cfg,
         &SsdOptions {
@@ -248,7 +292,10 @@ pub fn crash_test(
     let mut rng = CutRng(ftlsim::hash::splitmix64(opts.seed ^ 0xc7a5_4e57));
     let mut model = Model::new(logical as usize);
     let mean_gap = (planned_pages(cfg) / opts.cuts).max(1);
-    let max_requests = (planned_pages(cfg) + opts.cuts) * 100 + 1_000_000;
+    let max_requests = planned_pages(cfg)
+        .saturating_add(opts.cuts)
+        .saturating_mul(100)
+        .saturating_add(1_000_000);
     let mut version = 0u64;
     let mut report = CrashReport {
         cuts: opts.cuts,
@@ -292,71 +339,89 @@ pub fn crash_test(
             bail!("the workload made no flash operation in {max_requests} requests: no cut can land (is it read-only?)");
         }
         let mut changes = Vec::new();
-        let flush = opts.flush_every_requests > 0
-            && report.requests.is_multiple_of(opts.flush_every_requests);
-        if flush {
-            ssd.flush();
-        } else if rng.chance(opts.remap_fraction) {
-            let (src, dst) = (gen.next_write(), gen.next_write());
-            let len = gen
-                .request_size(src)
-                .min(span.saturating_sub(dst) as u32)
-                .max(1);
-            let clone = cfg.sharing() && rng.chance(0.5);
-            let result = if clone {
-                ssd.clone_range(src, dst, u64::from(len))
+        // After a failed cut the device may be in any state; an error from
+        // it then ends the sweep with the report (the failure is what
+        // counts). Before any failure it is the simulator's error.
+        let mut request = || -> std::result::Result<(), SimError> {
+            let flush = opts.flush_every_requests > 0
+                && report.requests.is_multiple_of(opts.flush_every_requests);
+            if flush {
+                ssd.flush();
+            } else if rng.chance(opts.remap_fraction) {
+                let (src, dst) = (gen.next_write(), gen.next_write());
+                let len = gen
+                    .request_size(src)
+                    .min(span.saturating_sub(dst) as u32)
+                    .max(1);
+                let clone = cfg.sharing() && rng.chance(0.5);
+                let result = if clone {
+                    ssd.clone_range(src, dst, u64::from(len))
+                } else {
+                    ssd.remap(src, dst, u64::from(len))
+                };
+                match result {
+                    Ok(()) => {
+                        for i in 0..u64::from(len) {
+                            let (s, d) = ((src + i) as u32, (dst + i) as u32);
+                            let moving = model.current[s as usize];
+                            model.set(d, moving, &mut changes);
+                            if !clone {
+                                model.set(s, None, &mut changes);
+                            }
+                        }
+                    }
+                    // Refused (unmapped source, overlap): nothing changed.
+                    Err(SimError::BadRequest(_)) => {}
+                    Err(e) => return Err(e),
+                }
             } else {
-                ssd.remap(src, dst, u64::from(len))
-            };
-            match result {
-                Ok(()) => {
-                    for i in 0..u64::from(len) {
-                        let (s, d) = ((src + i) as u32, (dst + i) as u32);
-                        let moving = model.current[s as usize];
-                        model.set(d, moving, &mut changes);
-                        if !clone {
-                            model.set(s, None, &mut changes);
+                let item = gen.next_request();
+                for i in 0..u64::from(item.pages) {
+                    let lpn = item.lpn + i;
+                    match item.op {
+                        Op::Write => {
+                            let content = if dedup_content {
+                                gen.next_content()
+                            } else {
+                                version += 1;
+                                ftlsim::hash::splitmix64(version ^ 0x005e_ed0f_da7a)
+                            };
+                            ssd.write_page(lpn, 0, content)?;
+                            model.set(lpn as u32, Some(content), &mut changes);
                         }
+                        Op::Trim => {
+                            ssd.trim_page(lpn)?;
+                            model.set(lpn as u32, None, &mut changes);
+                        }
+                        Op::Read if !ssd.power_lost() => {
+                            let got = ssd.read_page(lpn)?.map(|r| r.content);
+                            if got != model.current[lpn as usize] {
+                                report.read_mismatches += 1;
+                                report.first_failure.get_or_insert_with(|| {
+                                    format!(
+                                        "request {}: read of LPN {lpn} disagrees with the model",
+                                        report.requests
+                                    )
+                                });
+                            }
+                        }
+                        _ => {}
                     }
                 }
-                // Refused (unmapped source, overlap): nothing changed.
-                Err(SimError::BadRequest(_)) => {}
-                Err(e) => return Err(e.into()),
             }
-        } else {
-            let item = gen.next_request();
-            for i in 0..u64::from(item.pages) {
-                let lpn = item.lpn + i;
-                match item.op {
-                    Op::Write => {
-                        let content = if dedup_content {
-                            gen.next_content()
-                        } else {
-                            version += 1;
-                            ftlsim::hash::splitmix64(version ^ 0x005e_ed0f_da7a)
-                        };
-                        ssd.write_page(lpn, 0, content)?;
-                        model.set(lpn as u32, Some(content), &mut changes);
-                    }
-                    Op::Trim => {
-                        ssd.trim_page(lpn)?;
-                        model.set(lpn as u32, None, &mut changes);
-                    }
-                    Op::Read if !ssd.power_lost() => {
-                        let got = ssd.read_page(lpn)?.map(|r| r.content);
-                        if got != model.current[lpn as usize] {
-                            report.read_mismatches += 1;
-                            report.first_failure.get_or_insert_with(|| {
-                                format!(
-                                    "request {}: read of LPN {lpn} disagrees with the model",
-                                    report.requests
-                                )
-                            });
-                        }
-                    }
-                    _ => {}
-                }
+            Ok(())
+        };
+        if let Err(e) = request() {
+            if report.failures == 0 {
+                return Err(e.into());
             }
+            report.first_failure = Some(format!(
+                "{} (then, at request {}: {e})",
+                report.first_failure.take().unwrap_or_default(),
+                report.requests
+            ));
+            report.cuts = done;
+            break;
         }
         let lost = ssd.power_lost();
         if !changes.is_empty() {

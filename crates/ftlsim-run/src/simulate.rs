@@ -8,7 +8,12 @@ use ftlsim::{Progress, Report, RunOptions, Simulation};
 /// Refuses a device whose simulator state would not fit in the memory this
 /// machine has available (an allocation failure would abort the process).
 pub fn check_memory(cfg: &Config) -> Result<()> {
-    let need = cfg.estimated_state_bytes();
+    check_memory_bytes(cfg, cfg.estimated_state_bytes())
+}
+
+/// [`check_memory`] for a front end that keeps more than the run's state
+/// (`need` bytes in all).
+pub(crate) fn check_memory_bytes(cfg: &Config, need: u64) -> Result<()> {
     let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
         let line = m.lines().find(|l| l.starts_with("MemAvailable:"))?;
         line.split_whitespace()

@@ -32,6 +32,14 @@ pub enum SimError {
         closed_blocks: u32,
         free_blocks: u32,
     },
+    /// With power-loss tracking GC copies a victim's pages before it erases
+    /// the victim, and no closed block's valid pages fit in the room there is
+    /// without erasing one first: the device is full for a safe GC.
+    #[error("device full: power-loss tracking copies before it erases, and no closed block's valid pages (fewest: {fewest_valid_pages}) fit in the {room_pages} pages GC has without erasing first")]
+    NoSafeVictim {
+        fewest_valid_pages: u32,
+        room_pages: u64,
+    },
     /// Enough blocks reached the P/E cycle limit that the device can no
     /// longer hold its logical capacity.
     #[error("end of life: {retired_blocks} blocks retired at the P/E limit; the device cannot hold its logical space")]

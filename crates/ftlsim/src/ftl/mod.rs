@@ -22,6 +22,7 @@
 
 pub mod block_device;
 pub mod check;
+mod copy_first;
 pub mod dftl;
 pub mod durability;
 pub mod fdp;
@@ -794,7 +795,7 @@ impl Ssd {
             if free > self.gc_high || (self.has_room(frontier) && free >= self.gc_low) {
                 return Ok(());
             }
-            let Some(victim) = self.choose_victim(group) else {
+            let Some(victim) = self.choose_victim_durably(group)? else {
                 return Err(self.full_error());
             };
             let valid = self.blocks.valid[victim as usize];
@@ -847,13 +848,17 @@ impl Ssd {
             s.staged.clear();
         }
         // With power-loss tracking GC copies before it erases its victim
-        // (the victim keeps the only durable copy until then), which needs
-        // a free block; without one it must erase first, an unsafe window.
-        let copy_first = self.durability.is_some()
-            && (!self.pool.is_empty() || self.gc_room_pages() >= u64::from(valid));
+        // (the victim keeps the only durable copy until then): every caller
+        // chose a victim whose pages fit (ftl/copy_first.rs). Erasing first
+        // would be an unsafe window; it is counted, and must stay zero.
+        let copy_first = self.durability.is_some() && (valid == 0 || self.copy_fits(victim));
         if self.durability.is_some() {
             self.durable_gc_begin(victim);
-            if !copy_first && valid > 0 {
+            if !copy_first {
+                debug_assert!(
+                    false,
+                    "block {victim}: reclaimed without room to copy first"
+                );
                 self.durability.as_mut().expect("on").stats.unsafe_reclaims += 1;
             }
         }
@@ -1079,7 +1084,8 @@ impl Ssd {
         if self.pool.len_in(group) * self.pool.groups() >= target_free {
             return Ok(false);
         }
-        let Some(victim) = self.choose_victim(group) else {
+        // No victim that GC can reclaim safely: not now either.
+        let Ok(Some(victim)) = self.choose_victim_durably(group) else {
             return Ok(false);
         };
         if self.blocks.valid[victim as usize] == self.geo.pages_per_block {
@@ -1119,6 +1125,10 @@ impl Ssd {
             }
         }
         if coldest == NONE || max_erases - coldest_erases <= self.wl_threshold {
+            return Ok(());
+        }
+        if self.durability.is_some() && !self.copy_fits(coldest) {
+            // Not now: it could only be erased before its data is copied.
             return Ok(());
         }
         victim_index(

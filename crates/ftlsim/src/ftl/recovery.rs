@@ -91,24 +91,22 @@ impl Ssd {
         Ok(report)
     }
 
-    /// GC at mount, before the host writes again, while it is safe (a free
-    /// block, or room for the victim's pages in an open GC frontier): a cut
-    /// inside GC left the pool a block short, and GC with no free block
-    /// would have to erase before it copies.
+    /// GC at mount, before the host writes again: a cut inside GC left the
+    /// pool a block short (the block the reclaim opened holds its copies,
+    /// the victim still holds the rest). Whatever the victim policy, mount
+    /// takes the emptiest block whose pages fit without erasing first (the
+    /// interrupted victim always fits the room its copies left), until the
+    /// pool is back at its reserve or no reclaim would gain a page.
     fn mount_gc(&mut self) -> Result<(), SimError> {
         let ppb = self.geo.pages_per_block;
         while self.pool.len() < self.gc_low {
-            let Some(victim) = self
-                .victims
-                .choose(&self.blocks, &mut self.gc_rng, self.now)
-            else {
+            let Some(victim) = self.emptiest_full_block(0) else {
                 break;
             };
-            let valid = self.blocks.valid[victim as usize];
-            if valid == ppb || (self.pool.is_empty() && self.gc_room_pages() < u64::from(valid)) {
-                self.victims.insert(victim, &self.blocks);
+            if self.blocks.valid[victim as usize] == ppb || !self.copy_fits(victim) {
                 break;
             }
+            self.take_victim(victim);
             self.reclaim(victim, super::Reclaim::Gc)?;
         }
         Ok(())

@@ -193,6 +193,17 @@ impl VictimIndex {
         }
     }
 
+    /// Returns a block that `choose` just handed out and the engine did not
+    /// take: it goes back where it was, so FIFO keeps its order.
+    pub fn put_back(&mut self, block: u32, blocks: &BlockTable) {
+        if self.policy == VictimPolicy::Fifo {
+            self.len += 1;
+            self.fifo.push_front((block, blocks.seq[block as usize]));
+        } else {
+            self.insert(block, blocks);
+        }
+    }
+
     /// A full block lost a valid page (`valid_after` = its new count).
     #[inline]
     pub fn on_invalidate(&mut self, block: u32, valid_after: u32) {
