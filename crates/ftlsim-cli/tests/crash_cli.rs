@@ -154,3 +154,43 @@ fn fifo_and_random_lose_nothing_acknowledged() {
         assert_eq!(v["unsafe_reclaims"], 0, "{policy}: {v}");
     }
 }
+
+/// The must-show of issue 24 at CI size: examples/power-loss.toml with every
+/// GC policy, and with dedup and remap traffic, 100 cuts each, loses nothing
+/// (docs/power-loss.md has the 1000-cut runs).
+#[test]
+fn power_loss_example_loses_nothing_under_every_policy() {
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/power-loss.toml"
+    );
+    let mut cases: Vec<Vec<&str>> = [
+        "ftl.gc_policy=greedy",
+        "ftl.gc_policy=cost-benefit",
+        "ftl.gc_policy=fifo",
+        "ftl.gc_policy=random",
+        "ftl.gc_policy=d-choices",
+    ]
+    .iter()
+    .map(|set| vec!["--set", set])
+    .collect();
+    cases.push(vec!["--set", "ftl.dedup=true", "--remap-fraction", "0.05"]);
+    for extra in cases {
+        let mut args = vec!["crash-test", example, "--cuts", "100", "--json"];
+        args.extend_from_slice(&extra);
+        let out = ftlsim(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{extra:?}: {stderr}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        for key in [
+            "failures",
+            "lost_pages",
+            "resurrected_pages",
+            "foreign_pages",
+            "unsafe_reclaims",
+        ] {
+            assert_eq!(v[key], 0, "{extra:?}: {key} in {v}");
+        }
+        assert_eq!(v["cuts"], 100, "{extra:?}: {v}");
+    }
+}
