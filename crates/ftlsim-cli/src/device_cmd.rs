@@ -255,8 +255,17 @@ pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
         DeviceCommand::Cleanup => {
             ftlsim_live::system::require_device()?;
             let found = ftlsim_live::stale::find();
+            let pending = ftlsim_live::stale::pending();
             if found.is_empty() {
                 say!(err, "ftlsim: nothing to clean up");
+            }
+            for l in &pending {
+                say!(
+                    err,
+                    "ftlsim: {} is detached already; the kernel frees it once the processes \
+                     still using its lazily unmounted file system exit",
+                    l.dev
+                );
             }
             let mut failed = false;
             for left in &found {

@@ -42,6 +42,26 @@ pub struct Loop {
     pub backing_major: u32,
 }
 
+impl Loop {
+    /// Whether the backing file is a live device's FUSE file: `disk`,
+    /// inode 2 on an anonymous device (major 0).
+    fn is_over_a_device_file(&self) -> bool {
+        self.backing.file_name().is_some_and(|n| n == DISK_NAME)
+            && self.backing_inode == 2
+            && self.backing_major == 0
+    }
+}
+
+/// Loop devices over a live device's file that were detached while still
+/// in use (a file system unmounted lazily because a process holds it):
+/// the kernel frees them when that process exits. Nothing to do but say so.
+pub fn pending() -> Vec<Loop> {
+    loops()
+        .into_iter()
+        .filter(|l| l.autoclear && l.is_over_a_device_file())
+        .collect()
+}
+
 /// What one dead live device left, keyed by its FUSE directory.
 #[derive(Debug, Clone, Default)]
 pub struct Leftover {
@@ -237,12 +257,7 @@ pub fn find() -> Vec<Leftover> {
         let Some(dir) = l.backing.parent() else {
             continue;
         };
-        // The FUSE file: `disk`, inode 2 on an anonymous device; and no
-        // live device's.
-        let ours = l.backing.file_name().is_some_and(|n| n == DISK_NAME)
-            && l.backing_inode == 2
-            && l.backing_major == 0;
-        if !ours || l.autoclear || live_fuse.iter().any(|d| d == dir) {
+        if !l.is_over_a_device_file() || l.autoclear || live_fuse.iter().any(|d| d == dir) {
             continue;
         }
         found.entry(dir.to_path_buf()).or_default().loops.push(l);
