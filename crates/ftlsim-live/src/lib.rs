@@ -16,23 +16,31 @@
 //!   for `device run --capture`; [`pclife`]: per-PC lifetimes of the result;
 //!   [`layout`]: the fallback, captured writes laid out on ftlsim's file layer.
 //! * [`serve`]: `device serve`, a device kept up with live statistics.
+//! * [`interrupt`]: SIGINT, SIGTERM, SIGHUP as a flag the steps poll;
+//!   [`command`]: the user's command in its own process group, stopped on
+//!   that flag; [`stale`]: what a killed device left behind, and its removal
+//!   (`device cleanup`).
 //!
 //! Linux only; needs root and `/dev/fuse`. The core crate knows none of this.
 
 pub mod backing;
 pub mod capture;
+pub mod command;
 pub mod device;
 pub mod fuse;
 pub mod handler;
+pub mod interrupt;
 pub mod join;
 pub mod layout;
 pub mod pclife;
 pub mod run;
 pub mod serve;
 pub mod sim;
+pub mod stale;
 pub mod store;
 pub mod system;
 
 pub use device::{fitted_config, parse_size, replay_config_path, LiveDevice};
+pub use interrupt::{Interrupt, Interrupted};
 pub use run::{run, RunOutcome, RunRequest};
 pub use system::FsKind;

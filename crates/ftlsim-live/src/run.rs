@@ -1,18 +1,22 @@
 //! `ftlsim device run`: a live device, a loop device over it, a file
-//! system, the command run inside it, and everything taken down again.
+//! system, the command run inside it, and everything taken down again —
+//! also when a signal interrupts any of it (docs/live-device.md,
+//! Interruption and recovery).
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus};
+use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use ftlsim::config::Config;
 use ftlsim::Report;
 
 use crate::capture::Preload;
+use crate::command::{self, Ended};
 use crate::device::{fitted_config, LiveDevice};
 use crate::handler::HostCounters;
+use crate::interrupt::{Interrupt, Interrupted};
 use crate::join::{self, CaptureLog, JoinStats};
+use crate::stale;
 use crate::system::{self, FsKind, LoopDevice, Mounted, ScratchDir};
 
 /// What `ftlsim device run` was asked to do.
@@ -41,14 +45,30 @@ pub struct RunOutcome {
     pub cfg: Config,
     pub report: Report,
     pub host: HostCounters,
-    /// How the command ended.
-    pub status: ExitStatus,
-    /// What the join of the capture found (with `capture`).
+    /// How the command ended; `None` when a signal came before it started.
+    pub ended: Option<Ended>,
+    /// The signal that stopped the run, and the step it stopped. The mounts,
+    /// loop device and FUSE mount were taken down all the same, and the
+    /// report covers what reached the device until then.
+    pub interrupted: Option<Interrupted>,
+    /// What the join of the capture found (with `capture`; not after an
+    /// interruption).
     pub join: Option<JoinStats>,
 }
 
-/// Runs the command on a fresh live device and returns the report.
-pub fn run(req: &RunRequest) -> Result<RunOutcome> {
+impl RunOutcome {
+    /// The command ran to the end and succeeded, uninterrupted.
+    pub fn succeeded(&self) -> bool {
+        self.interrupted.is_none() && self.ended.is_some_and(|e| e.status().success())
+    }
+}
+
+/// Runs the command on a fresh live device and returns the report. When
+/// `interrupt` is raised (by a signal, or by another thread), the step
+/// under way is stopped — the command gets the signal, then SIGKILL after
+/// [`command::GRACE`] — everything done so far is undone, and the outcome
+/// says so; a raise before the device exists fails with [`Interrupted`].
+pub fn run(req: &RunRequest, interrupt: &Interrupt) -> Result<RunOutcome> {
     let Some(program) = req.command.first() else {
         bail!("device run needs a command after `--`");
     };
@@ -61,12 +81,14 @@ pub fn run(req: &RunRequest) -> Result<RunOutcome> {
         }
     }
     system::require(req.fs)?;
+    check_leftovers(req)?;
     let cfg = fitted_config(
         req.config.as_deref(),
         &req.sets,
         req.size_bytes,
         req.record.as_deref(),
     )?;
+    interrupt.check("set-up")?;
     let scratch = ScratchDir::new("live")?;
     let fuse_dir = scratch.sub("fuse")?;
     let device = LiveDevice::start(
@@ -83,14 +105,19 @@ pub fn run(req: &RunRequest) -> Result<RunOutcome> {
         .transpose()?;
     let mut log = None;
     // Everything after the FUSE mount is undone by drop (reverse order)
-    // if a step fails; on success each step is undone explicitly, so its
-    // errors are reported.
-    let status = {
+    // if a step fails or a signal stops it; on success each step is undone
+    // explicitly, so its errors are reported. The signal is looked at
+    // after each step, and throughout the command.
+    let host_side = (|| -> Result<Ended> {
+        // Each check names the step that was under way when the signal came.
+        interrupt.check("the FUSE mount")?;
         let lo = LoopDevice::attach(
             &LiveDevice::disk_path(&fuse_dir),
             device.cfg.device.page_bytes,
         )?;
+        interrupt.check("losetup")?;
         system::mkfs(req.fs, &lo.path)?;
+        interrupt.check("mkfs")?;
         let mount_dir = match &req.mount {
             Some(d) => {
                 std::fs::create_dir_all(d)
@@ -100,8 +127,16 @@ pub fn run(req: &RunRequest) -> Result<RunOutcome> {
             None => scratch.sub("mnt")?,
         };
         let mounted = Mounted::mount(req.fs, &lo.path, &mount_dir, req.discard)?;
-        let status = run_in(program, &req.command[1..], mounted.dir(), preload.as_ref())?;
-        if let Some(cap) = &req.capture {
+        interrupt.check("the mount")?;
+        let ended = command::run_in(
+            program,
+            &req.command[1..],
+            mounted.dir(),
+            preload.as_ref(),
+            interrupt,
+        )?;
+        let stopped = matches!(ended, Ended::Stopped { .. });
+        if let (Some(cap), false) = (&req.capture, stopped) {
             // Every file's data on the device before the last look at its extents.
             // SAFETY: sync(2) takes no arguments and cannot fail.
             unsafe { libc::sync() };
@@ -115,7 +150,23 @@ pub fn run(req: &RunRequest) -> Result<RunOutcome> {
         }
         mounted.unmount()?;
         drop(lo);
-        status
+        Ok(ended)
+    })();
+    let (ended, interrupted) = match host_side {
+        Ok(ended @ Ended::Stopped { signal, .. }) => (
+            Some(ended),
+            Some(Interrupted {
+                signal,
+                during: "the command",
+            }),
+        ),
+        // The command had finished when the signal came: the run is whole.
+        Ok(ended) => (Some(ended), interrupt.check("the unmount").err()),
+        // Stopped before the command: the drops above undid the steps.
+        Err(e) => match e.downcast_ref::<Interrupted>() {
+            Some(i) => (None, Some(*i)),
+            None => return Err(e),
+        },
     };
     let cfg = device.cfg.clone();
     let started_ns = device.started_monotonic_ns();
@@ -131,24 +182,33 @@ pub fn run(req: &RunRequest) -> Result<RunOutcome> {
         cfg,
         report,
         host,
-        status,
+        ended,
+        interrupted,
         join,
     })
 }
 
-/// Runs the command with the mount as its working directory, and its path
-/// in `FTLSIM_MOUNT`; under the capture library when `preload` is given.
-fn run_in(
-    program: &OsString,
-    args: &[OsString],
-    dir: &Path,
-    preload: Option<&Preload>,
-) -> Result<ExitStatus> {
-    let mut cmd = Command::new(program);
-    cmd.args(args).current_dir(dir).env("FTLSIM_MOUNT", dir);
-    if let Some(p) = preload {
-        p.apply(&mut cmd);
+/// Looks for what killed live devices left behind (a SIGKILLed run): one
+/// warning naming it and `ftlsim device cleanup`, and the run goes on,
+/// unless a leftover is in its way — a mount on `--mount DIR`, or (for
+/// btrfs, whose mkfs stats every mount and fails on a dead FUSE one) a
+/// dead FUSE mount anywhere; then it stops with the same advice.
+fn check_leftovers(req: &RunRequest) -> Result<()> {
+    let found = stale::find();
+    if found.is_empty() {
+        return Ok(());
     }
-    cmd.status()
-        .with_context(|| format!("cannot run {}", program.to_string_lossy()))
+    let in_the_way = found.iter().any(|left| {
+        let on_mount_dir = req.mount.as_ref().is_some_and(|d| {
+            // mountinfo's paths are absolute; --mount may be relative.
+            let d = std::path::absolute(d).unwrap_or_else(|_| d.clone());
+            left.mounts.iter().any(|m| m.dir == d) || left.fuse_dir == d
+        });
+        on_mount_dir || (req.fs == FsKind::Btrfs && left.fuse_mounted)
+    });
+    if in_the_way {
+        bail!("{}; it is in this run's way", stale::warning(&found));
+    }
+    system::warn(&format!("warning: {}", stale::warning(&found)));
+    Ok(())
 }

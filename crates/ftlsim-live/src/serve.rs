@@ -4,15 +4,17 @@
 //! rewritten every second.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use ftlsim::{Config, Report};
 use serde::Serialize;
 
 use crate::device::{fitted_config, LiveDevice};
 use crate::handler::HostCounters;
+use crate::interrupt::Interrupt;
+use crate::stale;
+use crate::system;
 
 /// What `ftlsim device serve` was asked to do.
 pub struct ServeRequest {
@@ -31,6 +33,9 @@ pub struct ServeOutcome {
     pub cfg: Config,
     pub report: Report,
     pub host: HostCounters,
+    /// What the user left on the device and the stop took down (file
+    /// systems unmounted, loop devices detached), one line each.
+    pub took_down: Vec<String>,
 }
 
 /// One `stats.json`.
@@ -47,20 +52,16 @@ struct Stats {
     waf: Option<f64>,
 }
 
-static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_signal(_: libc::c_int) {
-    STOP.store(true, Ordering::SeqCst);
-}
-
 /// Where the device file of a served device is.
 pub fn disk_path(dir: &Path) -> PathBuf {
     LiveDevice::disk_path(&dir.join("dev"))
 }
 
-/// Serves until SIGINT or SIGTERM (or `stop` turns true), then unmounts
-/// and returns the report. Needs root and /dev/fuse.
-pub fn serve(req: &ServeRequest, stop: &AtomicBool) -> Result<ServeOutcome> {
+/// Serves until `stop` is raised (the CLI raises it on SIGINT, SIGTERM or
+/// SIGHUP), then takes down the file systems and loop devices the user left
+/// on the device (synced by umount while the device still answers),
+/// unmounts FUSE and returns the report. Needs root and /dev/fuse.
+pub fn serve(req: &ServeRequest, stop: &Interrupt) -> Result<ServeOutcome> {
     let cfg = fitted_config(
         req.config.as_deref(),
         &req.sets,
@@ -68,6 +69,20 @@ pub fn serve(req: &ServeRequest, stop: &AtomicBool) -> Result<ServeOutcome> {
         req.record.as_deref(),
     )?;
     let fuse_dir = req.dir.join("dev");
+    let found = stale::find();
+    // mountinfo's paths are absolute; DIR may be relative.
+    let absolute = std::path::absolute(&fuse_dir).unwrap_or_else(|_| fuse_dir.clone());
+    if found.iter().any(|left| left.fuse_dir == absolute) {
+        bail!(
+            "{}; it is in the way of {}",
+            stale::warning(&found),
+            fuse_dir.display()
+        );
+    }
+    if !found.is_empty() {
+        system::warn(&format!("warning: {}", stale::warning(&found)));
+    }
+    stop.check("set-up")?;
     std::fs::create_dir_all(&fuse_dir)
         .with_context(|| format!("cannot create {}", fuse_dir.display()))?;
     let device = LiveDevice::start(
@@ -77,11 +92,6 @@ pub fn serve(req: &ServeRequest, stop: &AtomicBool) -> Result<ServeOutcome> {
         req.backing.as_deref(),
         &fuse_dir,
     )?;
-    // SAFETY: the handler only stores to an atomic, which is signal-safe.
-    unsafe {
-        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
-    }
     let started = Instant::now();
     let stats_path = req.dir.join("stats.json");
     let tmp_path = req.dir.join(".stats.json.tmp");
@@ -98,17 +108,24 @@ pub fn serve(req: &ServeRequest, stop: &AtomicBool) -> Result<ServeOutcome> {
         std::fs::write(&tmp_path, serde_json::to_vec_pretty(&stats)?)
             .and_then(|()| std::fs::rename(&tmp_path, &stats_path))
             .with_context(|| format!("cannot write {}", stats_path.display()))?;
-        if STOP.load(Ordering::SeqCst) || stop.load(Ordering::SeqCst) {
+        if stop.signal().is_some() {
             break;
         }
         // Checked ten times a second; written once a second.
         for _ in 0..10 {
             std::thread::sleep(Duration::from_millis(100));
-            if STOP.load(Ordering::SeqCst) || stop.load(Ordering::SeqCst) {
+            if stop.signal().is_some() {
                 break;
             }
         }
     }
+    // The FUSE unmount fails as busy while a loop device holds the file.
+    let took_down = stale::take_down(&stale::users_of(&fuse_dir), false);
     let (report, host) = device.stop()?;
-    Ok(ServeOutcome { cfg, report, host })
+    Ok(ServeOutcome {
+        cfg,
+        report,
+        host,
+        took_down,
+    })
 }

@@ -125,11 +125,16 @@ pub fn require(fs: FsKind) -> Result<()> {
     Ok(())
 }
 
-/// Runs a tool; its stderr is part of the error when it fails.
-fn run_tool(prog: &str, args: &[&str]) -> Result<String> {
+/// Runs a tool; its stderr is part of the error when it fails. It runs in
+/// a process group of its own, so that a Ctrl-C at the terminal (which
+/// signals the whole foreground group) reaches ftlsim, which then undoes
+/// its steps, and not the `umount` or `losetup -d` doing the undoing.
+pub(crate) fn run_tool(prog: &str, args: &[&str]) -> Result<String> {
+    use std::os::unix::process::CommandExt;
     let exe = find_program(prog).with_context(|| format!("{prog} not found"))?;
     let out = Command::new(&exe)
         .args(args)
+        .process_group(0)
         .output()
         .with_context(|| format!("cannot run {prog}"))?;
     if !out.status.success() {
@@ -146,6 +151,29 @@ fn run_tool(prog: &str, args: &[&str]) -> Result<String> {
         );
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// One line on stderr, prefixed `ftlsim: `. A failed write is ignored
+/// rather than a panic (as `eprintln!` would): after SIGHUP the terminal
+/// may be gone, and the teardown must go on.
+pub fn warn(msg: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "ftlsim: {msg}");
+}
+
+/// Polls `done` every 20 ms until it holds or `limit` has passed; whether
+/// it held.
+pub(crate) fn wait_until(limit: std::time::Duration, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if done() {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 /// A loop device over a file; detached on drop.
@@ -172,7 +200,7 @@ impl LoopDevice {
 impl Drop for LoopDevice {
     fn drop(&mut self) {
         if let Err(e) = run_tool("losetup", &["-d", &self.path]) {
-            eprintln!("ftlsim: {e:#}");
+            warn(&format!("{e:#}"));
             return;
         }
         // The kernel detaches a loop device lazily, once its last user
@@ -184,13 +212,9 @@ impl Drop for LoopDevice {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let bound = PathBuf::from(format!("/sys/block/{name}/loop/backing_file"));
-        for _ in 0..500 {
-            if !bound.exists() {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
+        if !wait_until(std::time::Duration::from_secs(10), || !bound.exists()) {
+            warn(&format!("{} still attached after 10 s", self.path));
         }
-        eprintln!("ftlsim: {} still attached after 10 s", self.path);
     }
 }
 
@@ -204,7 +228,8 @@ pub fn mkfs(fs: FsKind, dev: &str) -> Result<()> {
         // use, and gives up on a FUSE mount whose server has died; say which.
         if format!("{e:#}").contains("Transport endpoint is not connected") {
             e.context(format!(
-                "a dead FUSE mount is in the way (unmount it with `umount -l`): {}",
+                "a dead FUSE mount is in the way (`ftlsim device cleanup` removes ftlsim's; \
+                 `umount -l DIR` any other): {}",
                 dead_fuse_mounts().join(", ")
             ))
         } else {
@@ -230,7 +255,7 @@ fn dead_fuse_mounts() -> Vec<String> {
 }
 
 /// A mounted file system; synced and unmounted on drop (or by `unmount`,
-/// which reports errors).
+/// which reports errors), lazily if it is still busy then.
 pub struct Mounted {
     dir: PathBuf,
     mounted: bool,
@@ -259,19 +284,27 @@ impl Mounted {
     /// Syncs the file system (its data and metadata reach the device) and
     /// unmounts it.
     pub fn unmount(mut self) -> Result<()> {
-        self.mounted = false;
         sync_fs(&self.dir);
         let d = self.dir.to_string_lossy().into_owned();
-        run_tool("umount", &[&d]).map(|_| ())
+        // On failure `mounted` stays true, so that drop still detaches it
+        // (lazily) and the loop device and FUSE mount behind can go.
+        run_tool("umount", &[&d])?;
+        self.mounted = false;
+        Ok(())
     }
 }
 
 impl Drop for Mounted {
     fn drop(&mut self) {
         if self.mounted {
+            // A step after the mount failed or was interrupted: the data
+            // written so far still goes down before the unmount.
+            sync_fs(&self.dir);
             let d = self.dir.to_string_lossy().into_owned();
-            if let Err(e) = run_tool("umount", &["-l", &d]) {
-                eprintln!("ftlsim: {e:#}");
+            if run_tool("umount", &[&d]).is_err() {
+                if let Err(e) = run_tool("umount", &["-l", &d]) {
+                    warn(&format!("{e:#}"));
+                }
             }
         }
     }

@@ -101,7 +101,7 @@ sync",
         discard,
         command: vec!["sh".into(), "-c".into(), script.into()],
     };
-    let out = ftlsim_live::run(&req).unwrap();
+    let out = ftlsim_live::run(&req, &ftlsim_live::Interrupt::new()).unwrap();
     let read = std::fs::read(&back).unwrap_or_default();
     let _ = std::fs::remove_dir_all(&dir);
     (out, data, read)
@@ -109,7 +109,7 @@ sync",
 
 fn check_fs(fs: FsKind) {
     let (out, data, read) = write_verify_delete(fs, None, true, None);
-    assert!(out.status.success(), "{}: the command failed", fs.name());
+    assert!(out.succeeded(), "{}: the command failed", fs.name());
     assert!(read == data, "{}: the data read back differs", fs.name());
     let w = &out.report.window;
     let data_pages = (DATA_BYTES as u64 + DELETED_BYTES) / 4096;
@@ -161,7 +161,7 @@ fn ext4_writes_read_back_and_discards_trim() {
 fn ext4_without_discard_sends_no_trims_on_delete() {
     require_live!();
     let (off, data, read) = write_verify_delete(FsKind::Ext4, None, false, None);
-    assert!(off.status.success(), "the command failed");
+    assert!(off.succeeded(), "the command failed");
     assert!(read == data, "the data read back differs");
     let (on, _, _) = write_verify_delete(FsKind::Ext4, None, true, None);
     let (off_w, on_w) = (&off.report.window, &on.report.window);
@@ -190,7 +190,7 @@ fn ext4_on_a_backing_file_reads_back() {
     let dir = scratch("backing");
     let file = dir.join("device.img");
     let (out, data, read) = write_verify_delete(FsKind::Ext4, None, true, Some(file.clone()));
-    assert!(out.status.success(), "the command failed");
+    assert!(out.succeeded(), "the command failed");
     assert!(read == data, "the data read back differs");
     let meta = std::fs::metadata(&file).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
@@ -247,8 +247,8 @@ sync";
         discard: true,
         command: vec!["sh".into(), "-c".into(), script.into()],
     };
-    let live = ftlsim_live::run(&req).unwrap();
-    assert!(live.status.success());
+    let live = ftlsim_live::run(&req, &ftlsim_live::Interrupt::new()).unwrap();
+    assert!(live.succeeded());
     let cfg =
         ftlsim_run::load::load_config(Some(&ftlsim_live::replay_config_path(&trace)), &[]).unwrap();
     let replay = ftlsim_run::simulate(&cfg, false, &mut |_| {}).unwrap();
@@ -279,10 +279,9 @@ sync";
 #[test]
 fn served_device_keeps_files_across_remount() {
     use ftlsim_live::system::{self, LoopDevice, Mounted};
-    use std::sync::atomic::{AtomicBool, Ordering};
     require_live!();
     let dir = scratch("serve");
-    let stop = AtomicBool::new(false);
+    let stop = ftlsim_live::Interrupt::new();
     let req = ftlsim_live::serve::ServeRequest {
         config: None,
         sets: Vec::new(),
@@ -323,7 +322,7 @@ fn served_device_keeps_files_across_remount() {
             stats["host"]["write_bytes"].as_u64().unwrap() >= DATA_BYTES as u64,
             "{stats}"
         );
-        stop.store(true, Ordering::SeqCst);
+        stop.request(libc::SIGTERM);
         (server.join().unwrap(), read_back)
     });
     let ftlsim_live::serve::ServeOutcome { report, host, .. } = result.unwrap();
@@ -366,8 +365,8 @@ fn capture_joins_file_writes_to_device_pages() {
         discard: true,
         command: vec![prog.as_os_str().to_owned(), ".".into()],
     };
-    let out = ftlsim_live::run(&req).unwrap();
-    assert!(out.status.success());
+    let out = ftlsim_live::run(&req, &ftlsim_live::Interrupt::new()).unwrap();
+    assert!(out.succeeded());
     let join = out.join.expect("a join with --capture");
     // The PC of each file's pwrites, from the log.
     let log =
@@ -458,8 +457,8 @@ INSERT INTO t SELECT x, hex(randomblob(100)) FROM c;\n",
             format!("sqlite3 db.sqlite < '{}'", script.display()).into(),
         ],
     };
-    let out = ftlsim_live::run(&req).unwrap();
-    assert!(out.status.success());
+    let out = ftlsim_live::run(&req, &ftlsim_live::Interrupt::new()).unwrap();
+    assert!(out.succeeded());
     let rows = ftlsim_live::pclife::pc_lifetimes(&trace, 4096).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     let tagged: Vec<_> = rows.iter().filter(|r| r.pc.is_some()).collect();
