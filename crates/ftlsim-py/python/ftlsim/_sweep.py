@@ -67,7 +67,9 @@ def sweep(
     ``error`` (the message of a config that failed; its other columns empty).
 
     ``executor`` is any ``concurrent.futures.Executor``; by default a process
-    pool over every core. Rows come back in grid order whatever the executor
+    pool over every core. A point that fails for any reason (a bad value such
+    as NaN, an error in its run, a lost worker) is a row with ``error`` set;
+    Ctrl-C cancels the runs not started yet and raises KeyboardInterrupt at once. Rows come back in grid order whatever the executor
     and whatever order runs finish in, and seeds are derived per repeat
     (:func:`repeat_seed`), so the table is the same on a laptop or a cluster.
     """
