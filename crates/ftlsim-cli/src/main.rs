@@ -143,6 +143,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
             check,
         } => {
             let cfg = ftlsim_run::load::load_config(config.as_deref(), &sets)?;
+            // The files the run reads: no output may replace one.
+            let trace = std::path::Path::new(&cfg.workload.trace.path);
+            let inputs: Vec<&std::path::Path> = config
+                .as_deref()
+                .into_iter()
+                .chain((!cfg.workload.trace.path.is_empty()).then_some(trace))
+                .collect();
+            if let Some(dir) = &out {
+                ftlsim_run::output::check_outputs(dir, &inputs)?;
+            }
             eprintln!("ftlsim: seed {}", cfg.workload.seed);
             let mut progress = progress::Progress::new();
             let started = std::time::Instant::now();
@@ -161,7 +171,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 print!("{}", ftlsim_run::output::summary_table(&cfg, &report));
             }
             if let Some(dir) = out {
-                ftlsim_run::output::write_outputs(&dir, &report)?;
+                ftlsim_run::output::write_outputs(&dir, &report, &inputs)?;
                 eprintln!("ftlsim: wrote {}", dir.display());
             }
             Ok(ExitCode::SUCCESS)

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context, Result};
 use clap::Subcommand;
-use ftlsim_run::trace_source::{generate, reader_options};
+use ftlsim_run::trace_source::{generate, reader_options, OptionNames};
 use ftlsim_trace::{
     convert_file, open, FioDedupeOptions, OutputFormat, ReaderOptions, TimeUnit, TraceStats,
 };
@@ -118,7 +118,7 @@ impl InputArgs {
             self.action.as_deref(),
             self.device.as_deref(),
             self.skip_bad_lines,
-            "--",
+            OptionNames::Flags,
         )
     }
 }
@@ -140,6 +140,8 @@ pub fn run_trace_command(cmd: TraceCommand) -> Result<()> {
             page_bytes,
         } => {
             check_page_bytes(page_bytes)?;
+            ftlsim_trace::check_not_input(&out, &[&capture])
+                .map_err(|e| anyhow!("--out {}: {e}", out.display()))?;
             let size_bytes = ftlsim_live::parse_size(&size).map_err(|e| anyhow!("--size: {e}"))?;
             let text = std::fs::read_to_string(&capture)
                 .with_context(|| format!("cannot read {}", capture.display()))?;

@@ -343,6 +343,63 @@ fn a_bad_experiment_file_names_the_key() {
     }
 }
 
+/// Runs `args`: exit 2 and one line holding every one of `needles`.
+fn refused_in_one_line(args: &[&str], needles: &[&str]) {
+    let out = ftlsim(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let errors: Vec<&str> = err.lines().filter(|l| l.contains("error")).collect();
+    assert_eq!(errors.len(), 1, "{err}");
+    for needle in needles {
+        assert!(errors[0].contains(needle), "`{needle}` not in {err}");
+    }
+}
+
+#[test]
+fn decimals_are_bounded() {
+    let path = tiny_experiment(
+        "reproduce-decimals",
+        &TINY.replace("decimals = 3", "decimals = 100000"),
+    );
+    let p = path.to_str().unwrap();
+    refused_in_one_line(
+        &["reproduce", p, "--quick"],
+        &["metrics[0].decimals", "17", "tiny.toml"],
+    );
+}
+
+#[test]
+fn an_experiment_whose_traces_are_all_missing_is_an_error() {
+    let text = TINY.replace(
+        "config = \"configs/small.toml\"",
+        "config = \"configs/small.toml\"\ntrace = \"absent.trace\"",
+    );
+    let path = tiny_experiment("reproduce-no-traces", &text);
+    let traces = path.parent().unwrap().join("configs");
+    let (p, t) = (path.to_str().unwrap(), traces.to_str().unwrap());
+    refused_in_one_line(
+        &["reproduce", p, "--quick", "--traces", t],
+        &["absent.trace", "tiny.toml"],
+    );
+}
+
+#[test]
+fn reproduce_out_never_writes_over_the_experiment_file() {
+    let dir = tiny_experiment("reproduce-out-input", TINY)
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    // An experiment file named like one of the outputs, in the output folder.
+    let path = dir.join("summary.txt");
+    std::fs::write(&path, TINY).unwrap();
+    let (p, d) = (path.to_str().unwrap(), dir.to_str().unwrap());
+    refused_in_one_line(
+        &["reproduce", p, "--quick", "--out", d],
+        &["summary.txt", "input"],
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), TINY);
+}
+
 #[test]
 fn tables_pattern_checks_its_keys() {
     let out = ftlsim(&[

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::{bail, Context, Result};
 use ftlsim::config::Config;
 use ftlsim::Report;
+use ftlsim_trace::{check_not_input, OutputFile};
 
 use crate::fuse::{self, SharedHandler};
 use crate::handler::{Handler, HostCounters, LiveRequest};
@@ -52,6 +53,14 @@ pub fn fitted_config(
     size_bytes: u64,
     record: Option<&Path>,
 ) -> Result<Config> {
+    // The recording and the replay config written beside it must not
+    // replace the config this device is built from.
+    if let (Some(record), Some(config)) = (record, config) {
+        for out in [record.to_path_buf(), replay_config_path(record)] {
+            check_not_input(&out, &[config])
+                .with_context(|| format!("--record {}", record.display()))?;
+        }
+    }
     let base = ftlsim_run::load::load_config(config, sets)?;
     let page_bytes = u64::from(base.device.page_bytes);
     if size_bytes % page_bytes != 0 {
@@ -68,16 +77,53 @@ pub fn fitted_config(
     }
     let ppb = u64::from(base.device.pages_per_block);
     let mut blocks = ((want_pages as f64 / ratio) / ppb as f64).ceil() as u64;
-    for _ in 0..64 {
+    let with_blocks = |blocks: u64| {
         let mut s = sets.to_vec();
         s.push(format!("device.blocks={blocks}"));
-        let cfg = ftlsim_run::load::load_config(config, &s)?;
+        ftlsim_run::load::load_config(config, &s)
+    };
+    for _ in 0..64 {
+        let cfg = match with_blocks(blocks) {
+            Ok(cfg) => cfg,
+            // The config loads as given, so a smaller device is what fails
+            // (too few blocks for its spare factor, streams or layers):
+            // the size asked for is the culprit, not the key that noticed.
+            Err(_) if blocks < u64::from(base.device.blocks) => {
+                let smallest = smallest_blocks(blocks, u64::from(base.device.blocks), &with_blocks);
+                let offered = with_blocks(smallest)
+                    .map(|c| c.host_pages() * page_bytes)
+                    .unwrap_or(0);
+                bail!(
+                    "--size {size_bytes} bytes is below the smallest device this config allows: \
+                     {offered} bytes (device.blocks = {smallest})"
+                );
+            }
+            Err(e) => return Err(e),
+        };
         if cfg.host_pages() >= want_pages {
             return Ok(live_config(cfg, record));
         }
         blocks += 1 + blocks / 1000;
     }
     bail!("cannot fit device.blocks to --size {size_bytes} bytes")
+}
+
+/// The fewest blocks in (`failing`, `loading`] with which the config
+/// loads, by bisection (`loading` does, `failing` does not).
+fn smallest_blocks(
+    mut failing: u64,
+    mut loading: u64,
+    load: &dyn Fn(u64) -> Result<Config>,
+) -> u64 {
+    while loading - failing > 1 {
+        let mid = failing + (loading - failing) / 2;
+        if load(mid).is_ok() {
+            loading = mid;
+        } else {
+            failing = mid;
+        }
+    }
+    loading
 }
 
 /// The largest device whose bytes are kept in memory without `--backing`.
@@ -201,7 +247,8 @@ pub fn replay_config_path(trace: &Path) -> PathBuf {
 fn write_replay_config(cfg: &Config, trace: &Path) -> Result<()> {
     let text = toml::to_string(cfg).context("cannot write the config as TOML")?;
     let path = replay_config_path(trace);
-    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
+    OutputFile::write_all_to(&path, &[], text.as_bytes())
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use std::os::fd::AsRawFd;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use ftlsim_trace::{NativeWriter, ReaderOptions, TraceOp, TraceRecord};
+use ftlsim_trace::{NativeWriter, OutputFile, ReaderOptions, TraceOp, TraceRecord};
 
 /// A file by (device, inode), as the capture log names it.
 pub type FileKey = (u64, u64);
@@ -387,13 +387,19 @@ pub fn join(
         }
     }
     stats.pcs = seen_pcs.len() as u64;
-    let file =
-        File::create(trace).with_context(|| format!("cannot rewrite {}", trace.display()))?;
-    let mut w = NativeWriter::new(BufWriter::new(file))?;
-    for r in &records {
-        w.write(r)?;
-    }
-    w.finish()?;
+    // Rewritten beside itself and renamed over: a failure half-way leaves
+    // the recorded trace whole.
+    let rewrite = || -> std::io::Result<()> {
+        let mut w = NativeWriter::new(BufWriter::new(OutputFile::create(trace, &[])?))?;
+        for r in &records {
+            w.write(r)?;
+        }
+        w.finish()?
+            .into_inner()
+            .map_err(|e| e.into_error())?
+            .commit()
+    };
+    rewrite().with_context(|| format!("cannot rewrite {}", trace.display()))?;
     Ok(stats)
 }
 

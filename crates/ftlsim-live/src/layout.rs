@@ -14,7 +14,6 @@
 //! applied).
 
 use std::collections::{BTreeSet, HashMap};
-use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
 
@@ -23,7 +22,7 @@ use ftlsim::app::lsm::{FileId, Files};
 use ftlsim::error::SimError;
 use ftlsim::metrics::LayerStats;
 use ftlsim::request::{BlockDevice, Completion, Op, Request};
-use ftlsim_trace::{NativeWriter, TraceOp, TraceRecord};
+use ftlsim_trace::{NativeWriter, OutputFile, TraceOp, TraceRecord};
 
 use crate::join::{CaptureLog, FileChange, FileKey};
 
@@ -46,7 +45,7 @@ pub struct LayoutStats {
 /// The device below the file layer: writes each request as a trace record
 /// at the time of the call being laid out.
 struct TraceSink {
-    out: NativeWriter<BufWriter<File>>,
+    out: NativeWriter<BufWriter<OutputFile>>,
     logical_pages: u64,
     page_bytes: u64,
     time_ns: u64,
@@ -161,7 +160,9 @@ pub fn layout(
     // sort keeps one thread's calls at the same nanosecond in order.
     steps.sort_by_key(|s| s.0);
 
-    let file = File::create(out).with_context(|| format!("cannot create {}", out.display()))?;
+    // Renamed into place once whole: an error half-way leaves no torn trace.
+    let file =
+        OutputFile::create(out, &[]).with_context(|| format!("cannot create {}", out.display()))?;
     let sink = TraceSink {
         out: NativeWriter::new(BufWriter::new(file))?,
         logical_pages: logical_bytes / page_bytes,
@@ -239,6 +240,8 @@ pub fn layout(
     stats.pcs = sink.pcs.len() as u64;
     sink.out
         .finish()
+        .and_then(|w| w.into_inner().map_err(|e| e.into_error()))
+        .and_then(OutputFile::commit)
         .with_context(|| format!("cannot write {}", out.display()))?;
     Ok(stats)
 }

@@ -80,14 +80,16 @@ pub fn run(req: &RunRequest, interrupt: &Interrupt) -> Result<RunOutcome> {
             bail!("--capture needs --fs ext4 or xfs: btrfs's FIEMAP gives its own logical addresses, not the device's");
         }
     }
-    system::require(req.fs)?;
-    check_leftovers(req)?;
+    // The config and --size first: a bad input is named wherever it runs,
+    // before the checks of root, FUSE and mkfs.
     let cfg = fitted_config(
         req.config.as_deref(),
         &req.sets,
         req.size_bytes,
         req.record.as_deref(),
     )?;
+    system::require(req.fs)?;
+    check_leftovers(req)?;
     interrupt.check("set-up")?;
     let scratch = ScratchDir::new("live")?;
     let fuse_dir = scratch.sub("fuse")?;

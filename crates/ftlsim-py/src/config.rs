@@ -46,18 +46,49 @@ pub fn sim_err(e: SimError) -> PyErr {
     to_py_err(e.into())
 }
 
+/// Runs `f`, turning a panic into `FtlsimError`. A panic is a bug in
+/// ftlsim, but pyo3 would raise it as `PanicException`, a BaseException
+/// that `except Exception` misses and that cannot be pickled back from a
+/// process-pool worker (the whole sweep then dies with a PicklingError):
+/// as an `FtlsimError` it is one failed run with its message.
+pub fn guarded<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        Err(FtlsimError::new_err(format!(
+            "internal error (a bug in ftlsim; please report it with the config): {what}"
+        )))
+    })
+}
+
+/// Panics inside [`guarded`]: the tests' only way to check that a panic
+/// (a bug, which no input is known to cause) reaches Python as
+/// `FtlsimError`. Not part of the API.
+#[pyfunction]
+#[pyo3(name = "_panic_for_tests")]
+pub fn panic_for_tests() -> PyResult<()> {
+    guarded(|| panic!("a deliberate panic"))
+}
+
 /// Validates a config and returns it, normalized, as JSON (every key with
 /// its value, defaults filled in).
 #[pyfunction]
 #[pyo3(signature = (kind, text, origin, sets))]
 pub fn check_config(kind: &str, text: &str, origin: &str, sets: Vec<String>) -> PyResult<String> {
-    let cfg = load(kind, text, origin, &sets).map_err(to_py_err)?;
-    serde_json::to_string(&cfg).map_err(|e| to_py_err(e.into()))
+    guarded(|| {
+        let cfg = load(kind, text, origin, &sets).map_err(to_py_err)?;
+        serde_json::to_string(&cfg).map_err(|e| to_py_err(e.into()))
+    })
 }
 
 /// Write amplification of uniform random writes by the analytical models
 /// (`../shared/reference/analytical-waf.md`): `policy` greedy, fifo,
-/// random or d-choices; NaN outside their domain.
+/// random or d-choices. An argument outside the models' domain (the
+/// device's: 2 to 65536 pages per block, 1 to 1024 choices) raises
+/// `FtlsimError` naming it, rather than returning NaN.
 #[pyfunction]
 #[pyo3(signature = (policy, spare_factor, pages_per_block=256, choices=8))]
 pub fn model_waf(
@@ -67,13 +98,25 @@ pub fn model_waf(
     choices: u32,
 ) -> PyResult<f64> {
     use ftlsim::analytic as a;
+    use ftlsim::config::bounds::MAX_GC_CHOICES;
     if !(spare_factor > 0.0 && spare_factor < 1.0) {
         return Err(FtlsimError::new_err(format!(
             "spare_factor: {spare_factor} is outside (0, 1)"
         )));
     }
+    // The same ranges as device.pages_per_block and ftl.gc_choices.
+    if !(2..=65_536).contains(&pages_per_block) {
+        return Err(FtlsimError::new_err(format!(
+            "pages_per_block: {pages_per_block} is outside [2, 65536]"
+        )));
+    }
+    if policy == "d-choices" && !(1..=MAX_GC_CHOICES).contains(&choices) {
+        return Err(FtlsimError::new_err(format!(
+            "choices: {choices} is outside [1, {MAX_GC_CHOICES}]"
+        )));
+    }
     let alpha = a::alpha_from_spare_factor(spare_factor);
-    Ok(match policy {
+    let waf = match policy {
         "greedy" => a::waf_greedy(alpha, pages_per_block),
         "fifo" => a::waf_fifo(alpha),
         "random" => a::waf_random(spare_factor),
@@ -83,5 +126,12 @@ pub fn model_waf(
                 "policy: `{other}` has no model here (greedy, fifo, random, d-choices)"
             )))
         }
-    })
+    };
+    // The solvers may still fail to converge at an extreme: say so.
+    if !waf.is_finite() {
+        return Err(FtlsimError::new_err(format!(
+            "spare_factor: the {policy} model has no solution at {spare_factor} with {pages_per_block} pages per block"
+        )));
+    }
+    Ok(waf)
 }

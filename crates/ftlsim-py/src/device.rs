@@ -11,7 +11,7 @@ use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::config::{load, sim_err, to_py_err};
+use crate::config::{guarded, load, sim_err, to_py_err};
 
 /// The device alone, or host layers over it.
 enum Inner {
@@ -95,7 +95,7 @@ impl Device {
         sets: Vec<String>,
         track_content: bool,
     ) -> PyResult<Self> {
-        let cfg = load(kind, text, origin, &sets).map_err(to_py_err)?;
+        let cfg = guarded(|| load(kind, text, origin, &sets).map_err(to_py_err))?;
         ftlsim_run::check_memory(&cfg).map_err(to_py_err)?;
         // Content is tracked (8 bytes per physical page) so that reads
         // return what was written; without it they return 0 for data.
@@ -149,8 +149,12 @@ impl Device {
                 )));
             }
         }
-        py.detach(|| self.each_page(Op::Write, lpns, stream, context, content))
-            .map_err(sim_err)
+        py.detach(|| {
+            guarded(|| {
+                self.each_page(Op::Write, lpns, stream, context, content)
+                    .map_err(sim_err)
+            })
+        })
     }
 
     /// Reads the pages; returns each page's content tag, -1 where it holds
@@ -176,8 +180,7 @@ impl Device {
     /// Discards the pages.
     fn trim(&mut self, py: Python<'_>, lpns: PyReadonlyArray1<'_, u64>) -> PyResult<()> {
         let lpns = lpns.as_slice()?;
-        py.detach(|| self.each_page(Op::Trim, lpns, 0, 0, None))
-            .map_err(sim_err)
+        py.detach(|| guarded(|| self.each_page(Op::Trim, lpns, 0, 0, None).map_err(sim_err)))
     }
 
     /// `dst..dst+n` takes the data of `src..src+n` (moved, not copied).

@@ -18,6 +18,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(config::check_config, m)?)?;
     m.add_function(wrap_pyfunction!(config::model_waf, m)?)?;
     m.add_function(wrap_pyfunction!(trace::trace_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(config::panic_for_tests, m)?)?;
     m.add_class::<device::Device>()?;
     m.add_class::<trace::TraceChunks>()?;
     Ok(())

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use ftlsim::RunOptions;
 use pyo3::prelude::*;
 
-use crate::config::{load, to_py_err};
+use crate::config::{guarded, load, to_py_err};
 
 /// Runs a config; returns the report and its time series as JSON text:
 /// `(report, series, layer_series, latency_series)`. Ctrl-C stops the run
@@ -21,15 +21,15 @@ pub fn run_report(
     sets: Vec<String>,
     check: bool,
 ) -> PyResult<(String, String, String, String)> {
-    let cfg = load(kind, text, origin, &sets).map_err(to_py_err)?;
+    let cfg = guarded(|| load(kind, text, origin, &sets).map_err(to_py_err))?;
     let cancel = Arc::new(AtomicBool::new(false));
     let options = RunOptions {
         check,
         cancel: Some(cancel.clone()),
         ..RunOptions::default()
     };
-    let report = py
-        .detach(|| {
+    let report = py.detach(|| {
+        guarded(|| {
             ftlsim_run::simulate_with(&cfg, &options, &mut |_| {
                 // Python delivers signals to a thread that holds the GIL:
                 // take it briefly at each progress point (every few
@@ -38,8 +38,9 @@ pub fn run_report(
                     cancel.store(true, Ordering::Relaxed);
                 }
             })
+            .map_err(to_py_err)
         })
-        .map_err(to_py_err)?;
+    })?;
     Ok((
         json(&report)?,
         json(&report.series)?,

@@ -6,7 +6,7 @@ use ftlsim_trace::{Format, ReaderOptions, TimeUnit, TraceReader, TraceRecord, Tr
 use numpy::PyArray1;
 use pyo3::prelude::*;
 
-use crate::config::to_py_err;
+use crate::config::{guarded, to_py_err};
 
 fn options(
     format: Option<&str>,
@@ -15,6 +15,7 @@ fn options(
 ) -> PyResult<ReaderOptions> {
     let mut opts = ReaderOptions {
         skip_bad_lines,
+        format_option: "format=",
         ..ReaderOptions::default()
     };
     if let Some(f) = format {
@@ -133,10 +134,17 @@ pub fn trace_stats(
     page_bytes: u32,
     skip_bad_lines: bool,
 ) -> PyResult<String> {
+    // Page counts divide by the page size: 0 would be a silent fallback
+    // (TraceStats uses 1) or a division by zero, never what was meant.
+    if page_bytes == 0 {
+        return Err(to_py_err(anyhow::anyhow!("page_bytes must be at least 1")));
+    }
     let opts = options(format, time_unit, skip_bad_lines)?;
     let mut reader = ftlsim_trace::open(Path::new(path), &opts).map_err(|e| to_py_err(e.into()))?;
-    let stats = py
-        .detach(|| TraceStats::from_reader(reader.as_mut(), page_bytes))
-        .map_err(|e| to_py_err(e.into()))?;
+    let stats = py.detach(|| {
+        guarded(|| {
+            TraceStats::from_reader(reader.as_mut(), page_bytes).map_err(|e| to_py_err(e.into()))
+        })
+    })?;
     crate::run::json(&stats)
 }

@@ -6,6 +6,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use ftlsim::metrics::{LayerSeriesRow, Phase, SeriesRow};
 use ftlsim::{Config, Report};
+use ftlsim_trace::{check_not_input, write_via_temp};
 use plotters::prelude::{RGBColor, BLUE, RED};
 
 use crate::plot::{box_chart, line_chart, ChartSpec, Line, Marker, QuartileBox, YScale};
@@ -111,12 +112,24 @@ pub fn summary_table(cfg: &Config, r: &Report) -> String {
         (
             "estimated lifetime",
             match (r.lifetime.lifetime_host_write_bytes, r.lifetime.lifetime_drive_writes) {
+                // The run reached end of life: the lifetime is what it
+                // wrote, not an estimate (which may be missing when the
+                // measured window erased nothing, and is never "unbounded").
+                _ if r.lifetime.end_of_life => {
+                    let pages = r.device.total_host_write_pages;
+                    format!(
+                        "reached in this run: {} of host writes ({:.1} drive writes) before end of life",
+                        human_bytes(pages as f64 * f64::from(cfg.device.page_bytes)),
+                        pages as f64 / r.device.logical_pages.max(1) as f64
+                    )
+                }
                 (Some(b), Some(dw)) => format!(
                     "{} of host writes ({dw:.0} drive writes, even wear; {} by the most-worn block)",
                     human_bytes(b),
                     opt(r.lifetime.lifetime_worst_block_drive_writes.map(|w| format!("{w:.0}")))
                 ),
-                _ => "unbounded (no P/E limit or no erases)".to_string(),
+                _ if cfg.device.pe_cycle_limit == 0 => "unbounded (no P/E limit)".to_string(),
+                _ => "unknown (no erases in the measured window)".to_string(),
             },
         ),
         (
@@ -297,30 +310,66 @@ fn sharing_rows(r: &Report) -> Vec<(&'static str, String)> {
     rows
 }
 
+/// Every file `ftlsim run --out DIR` may write.
+const OUTPUT_FILES: [&str; 12] = [
+    "summary.json",
+    "summary.csv",
+    "layers.csv",
+    "streams.csv",
+    "timeseries.csv",
+    "layers_timeseries.csv",
+    "lifetime.svg",
+    "waf.svg",
+    "latency.csv",
+    "luns.csv",
+    "channels.csv",
+    "latency.svg",
+];
+
+/// An error when an output `write_outputs` may write into `dir` is one of
+/// `inputs`: checked before a run, so that it fails before its work.
+pub fn check_outputs(dir: &Path, inputs: &[&Path]) -> Result<()> {
+    for name in OUTPUT_FILES {
+        let path = dir.join(name);
+        check_not_input(&path, inputs).with_context(|| format!("--out {}", path.display()))?;
+    }
+    Ok(())
+}
+
 /// Writes summary.json, summary.csv, timeseries.csv and waf.svg into `dir`
-/// (and latency.csv, luns.csv, latency.svg for a timed run).
-pub fn write_outputs(dir: &Path, report: &Report) -> Result<()> {
+/// (and latency.csv, luns.csv, latency.svg for a timed run). None of them
+/// may be one of `inputs` (the config, the trace); each is written beside
+/// its place and renamed into it, so a failure leaves earlier files whole.
+pub fn write_outputs(dir: &Path, report: &Report, inputs: &[&Path]) -> Result<()> {
+    check_outputs(dir, inputs)?;
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create output directory {}", dir.display()))?;
     let json = serde_json::to_string_pretty(report)? + "\n";
-    let path = dir.join("summary.json");
-    std::fs::write(&path, json).with_context(|| format!("cannot write {}", path.display()))?;
-    let path = dir.join("summary.csv");
-    write_summary_csv(&path, report)?;
-    write_layers_csv(&dir.join("layers.csv"), &report.layers)?;
-    write_csv(&dir.join("streams.csv"), &report.streams)?;
-    write_csv(&dir.join("timeseries.csv"), &report.series)?;
-    crate::timing_output::write_timing_outputs(dir, report)?;
+    let out = |name: &str, write: &dyn Fn(&Path) -> Result<()>| -> Result<()> {
+        let path = dir.join(name);
+        write_via_temp(&path, inputs, |p| write(p))
+            .with_context(|| format!("cannot write {}", path.display()))
+    };
+    out("summary.json", &|p| Ok(std::fs::write(p, &json)?))?;
+    out("summary.csv", &|p| write_summary_csv(p, report))?;
+    out("layers.csv", &|p| write_layers_csv(p, &report.layers))?;
+    out("streams.csv", &|p| write_csv(p, &report.streams))?;
+    out("timeseries.csv", &|p| write_csv(p, &report.series))?;
+    crate::timing_output::write_timing_outputs(dir, report, inputs)?;
     if !report.layer_series.is_empty() {
-        write_csv(&dir.join("layers_timeseries.csv"), &report.layer_series)?;
+        out("layers_timeseries.csv", &|p| {
+            write_csv(p, &report.layer_series)
+        })?;
     }
-    plot_lifetimes(&dir.join("lifetime.svg"), report)?;
-    plot_waf(
-        &dir.join("waf.svg"),
-        &report.series,
-        &report.layer_series,
-        report.device.logical_pages,
-    )
+    out("lifetime.svg", &|p| plot_lifetimes(p, report))?;
+    out("waf.svg", &|p| {
+        plot_waf(
+            p,
+            &report.series,
+            &report.layer_series,
+            report.device.logical_pages,
+        )
+    })
 }
 
 /// One row of layers.csv when a layer is a learned stream assigner: every

@@ -6,8 +6,10 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use ftlsim::timing::{LatencyRow, TimingMode};
 use ftlsim::{Config, Report};
+use ftlsim_trace::write_via_temp;
 use plotters::prelude::{RGBColor, BLACK, BLUE, CYAN, GREEN, MAGENTA, RED};
 
+use crate::output::write_csv;
 use crate::plot::{stacked_line_charts, ChartSpec, Line, YScale};
 
 fn latency(
@@ -145,33 +147,21 @@ pub fn timing_rows(cfg: &Config, r: &Report) -> Vec<(&'static str, String)> {
     .collect()
 }
 
-/// Writes latency.csv, luns.csv, channels.csv and latency.svg when the run was timed.
-pub fn write_timing_outputs(dir: &Path, report: &Report) -> Result<()> {
+/// Writes latency.csv, luns.csv, channels.csv and latency.svg when the run
+/// was timed, none over one of `inputs`, each renamed into place when whole.
+pub fn write_timing_outputs(dir: &Path, report: &Report, inputs: &[&Path]) -> Result<()> {
     if report.latency_series.is_empty() {
         return Ok(());
     }
-    let path = dir.join("latency.csv");
-    let mut w = csv::Writer::from_path(&path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    for row in &report.latency_series {
-        w.serialize(row)?;
-    }
-    w.flush()?;
-    let path = dir.join("luns.csv");
-    let mut w = csv::Writer::from_path(&path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    for row in &report.lun_busy {
-        w.serialize(row)?;
-    }
-    w.flush()?;
-    let path = dir.join("channels.csv");
-    let mut w = csv::Writer::from_path(&path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    for row in &report.channel_busy {
-        w.serialize(row)?;
-    }
-    w.flush()?;
-    plot_latency(&dir.join("latency.svg"), &report.latency_series)
+    let out = |name: &str, write: &dyn Fn(&Path) -> Result<()>| -> Result<()> {
+        let path = dir.join(name);
+        write_via_temp(&path, inputs, |p| write(p))
+            .with_context(|| format!("cannot write {}", path.display()))
+    };
+    out("latency.csv", &|p| write_csv(p, &report.latency_series))?;
+    out("luns.csv", &|p| write_csv(p, &report.lun_busy))?;
+    out("channels.csv", &|p| write_csv(p, &report.channel_busy))?;
+    out("latency.svg", &|p| plot_latency(p, &report.latency_series))
 }
 
 /// Picks one latency column of a series row.

@@ -7,58 +7,127 @@ use std::path::Path;
 use std::rc::Rc;
 
 use anyhow::{anyhow, Result};
-use ftlsim::config::{Config, TraceTrims};
+use ftlsim::config::{Config, TimingMode, TraceTrims};
 use ftlsim::request::{Op, Request, RequestSource};
+use ftlsim::timing::MAX_TIME_NS;
 use ftlsim::SimError;
 use ftlsim_trace::{
-    device_id, FioDedupeOptions, FioDedupeWriter, Format, NativeWriter, PageOptions, PageRequest,
-    PageStream, ReaderOptions, TimeUnit, TraceRecord,
+    device_id, FioDedupeOptions, FioDedupeWriter, Format, NativeWriter, OutputFile, PageOptions,
+    PageRequest, PageStream, ReaderOptions, TimeUnit, TraceRecord, MAX_REQUEST_BYTES,
 };
 
-/// Writes a fio-like dedupe trace to `output` in the native format.
+/// Writes a fio-like dedupe trace to `output` in the native format, with
+/// offsets in pages of `page_bytes`. Errors name the `ftlsim trace
+/// generate` flags. The file is renamed into place when complete.
 pub fn generate(output: &Path, opts: FioDedupeOptions, page_bytes: u32) -> Result<u64> {
+    if page_bytes == 0 {
+        return Err(anyhow!("--page-bytes must be at least 1"));
+    }
+    // Every offset and length must be a byte count the native format and
+    // its readers take: the end of the addressed space in u64 bytes, and
+    // a request within the largest one a record may describe.
+    let space_bytes = opts
+        .logical_pages
+        .checked_mul(u64::from(page_bytes))
+        .filter(|&b| b <= u64::MAX - MAX_REQUEST_BYTES);
+    if space_bytes.is_none() {
+        return Err(anyhow!(
+            "--logical-pages {} of --page-bytes {page_bytes}: the addressed space passes 2^64 bytes",
+            opts.logical_pages
+        ));
+    }
+    if u64::from(opts.block_pages) * u64::from(page_bytes) > MAX_REQUEST_BYTES {
+        return Err(anyhow!(
+            "--block-pages {} of --page-bytes {page_bytes}: a request over {MAX_REQUEST_BYTES} bytes",
+            opts.block_pages
+        ));
+    }
     let mut gen = FioDedupeWriter::new(opts).map_err(|e| anyhow!("{e}"))?;
-    let file = std::fs::File::create(output).map_err(|e| anyhow!("{}: {e}", output.display()))?;
-    let mut writer = NativeWriter::new(std::io::BufWriter::new(file))
-        .map_err(|e| anyhow!("{}: {e}", output.display()))?;
+    let at = |e: std::io::Error| anyhow!("{}: {e}", output.display());
+    let file = OutputFile::create(output, &[]).map_err(at)?;
+    let mut writer = NativeWriter::new(std::io::BufWriter::new(file)).map_err(at)?;
     let (mut page, mut rec, mut n) = (PageRequest::default(), TraceRecord::default(), 0u64);
     while gen.next_request(&mut page) {
         rec.time_ns = page.time_ns;
         rec.op = Op::Write;
+        // In range: lpn < logical_pages, checked above.
         rec.offset_bytes = page.lpn * u64::from(page_bytes);
         rec.length_bytes = u64::from(page.pages) * u64::from(page_bytes);
         rec.fingerprints.clone_from(&page.fingerprints);
-        writer
-            .write(&rec)
-            .map_err(|e| anyhow!("{}: {e}", output.display()))?;
+        writer.write(&rec).map_err(at)?;
         n += 1;
     }
     writer
         .finish()
-        .map_err(|e| anyhow!("{}: {e}", output.display()))?;
+        .map_err(at)?
+        .into_inner()
+        .map_err(|e| at(e.into_error()))?
+        .commit()
+        .map_err(at)?;
     Ok(n)
 }
 
-/// Reader options from CLI flags or config keys; `key` prefixes error messages.
+/// Where reader options come from, so that an error names what the user
+/// typed: a command-line flag or a config key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionNames {
+    /// `--format`, `--time-unit`, `--action` (`ftlsim trace ...`).
+    Flags,
+    /// `workload.trace.format`, `.time_unit`, `.blkparse_action`.
+    Config,
+}
+
+impl OptionNames {
+    /// How an error names the format option.
+    pub fn format(self) -> &'static str {
+        match self {
+            OptionNames::Flags => "--format",
+            OptionNames::Config => "config key `workload.trace.format`",
+        }
+    }
+
+    fn time_unit(self) -> &'static str {
+        match self {
+            OptionNames::Flags => "--time-unit",
+            OptionNames::Config => "config key `workload.trace.time_unit`",
+        }
+    }
+
+    fn action(self) -> &'static str {
+        match self {
+            OptionNames::Flags => "--action",
+            OptionNames::Config => "config key `workload.trace.blkparse_action`",
+        }
+    }
+}
+
+/// Reader options from CLI flags or config keys; `names` says which, for
+/// error messages.
 pub fn reader_options(
     format: Option<&str>,
     time_unit: Option<&str>,
     action: Option<&str>,
     device: Option<&str>,
     skip_bad_lines: bool,
-    key: &str,
+    names: OptionNames,
 ) -> Result<ReaderOptions> {
-    let mut o = ReaderOptions::default();
+    let mut o = ReaderOptions {
+        format_option: match names {
+            OptionNames::Flags => "--format",
+            OptionNames::Config => "workload.trace.format",
+        },
+        ..ReaderOptions::default()
+    };
     if let Some(f) = format {
         o.format = Some(
             f.parse::<Format>()
-                .map_err(|e| anyhow!("{key}format: {e}"))?,
+                .map_err(|e| anyhow!("{}: {e}", names.format()))?,
         );
     }
     if let Some(u) = time_unit {
         o.time_unit = Some(
             u.parse::<TimeUnit>()
-                .map_err(|e| anyhow!("{key}time_unit: {e}"))?,
+                .map_err(|e| anyhow!("{}: {e}", names.time_unit()))?,
         );
     }
     if let Some(a) = action {
@@ -69,7 +138,8 @@ pub fn reader_options(
             }
             _ => {
                 return Err(anyhow!(
-                    "{key}action: `{a}` is not a blkparse action letter (D, Q, C, ...)"
+                    "{}: `{a}` is not a blkparse action letter (D, Q, C, ...)",
+                    names.action()
                 ))
             }
         }
@@ -86,6 +156,37 @@ struct TraceSource {
     skipped: Rc<Cell<u64>>,
     /// `workload.trace.trims = "drop"`: trims are read and left out.
     drop_trims: bool,
+    /// Open-loop timing's `timing.speedup`: request times must stay within
+    /// the timing model's horizon once divided by it.
+    open_loop_speedup: Option<f64>,
+}
+
+impl TraceSource {
+    /// Refuses a request whose time, in the timing model's open loop, lies
+    /// past its horizon: said here, where the file and line are known,
+    /// rather than by the timer.
+    fn check_time(&self) -> Result<(), SimError> {
+        let Some(speedup) = self.open_loop_speedup else {
+            return Ok(());
+        };
+        // Times are rebased: nanoseconds since the trace's first request.
+        let t = self.page.time_ns;
+        if t as f64 / speedup <= MAX_TIME_NS as f64 {
+            return Ok(());
+        }
+        let reader = self.stream.reader();
+        let speedup_note = if speedup == 1.0 {
+            String::new()
+        } else {
+            format!(" divided by timing.speedup = {speedup:?}")
+        };
+        Err(SimError::Source(format!(
+            "{}: line {}: the request {t} ns after the trace's first{speedup_note} arrives \
+             past the timing model's horizon of 2^62 ns (about 146 years)",
+            reader.name(),
+            reader.position()
+        )))
+    }
 }
 
 impl RequestSource for TraceSource {
@@ -103,6 +204,7 @@ impl RequestSource for TraceSource {
                 break;
             }
         }
+        self.check_time()?;
         let p = &self.page;
         // The trace crate speaks the core's `Op`: remap and clone pass through.
         out.set(p.op, p.lpn, p.pages);
@@ -128,9 +230,8 @@ pub fn open_source(cfg: &Config) -> Result<(Box<dyn RequestSource>, SkippedLines
         t.blkparse_action.as_deref(),
         t.device.as_deref(),
         t.skip_bad_lines,
-        "config key `workload.trace.",
-    )
-    .map_err(|e| anyhow!("{}", e.to_string().replacen(": ", "`: ", 1)))?;
+        OptionNames::Config,
+    )?;
     let popts = PageOptions {
         page_bytes: cfg.device.page_bytes,
         compact: t.compact,
@@ -149,6 +250,11 @@ pub fn open_source(cfg: &Config) -> Result<(Box<dyn RequestSource>, SkippedLines
             page: PageRequest::default(),
             skipped: skipped.clone(),
             drop_trims: t.trims == TraceTrims::Drop,
+            open_loop_speedup: cfg
+                .timing
+                .as_ref()
+                .filter(|t| t.mode == TimingMode::Open)
+                .map(|t| t.speedup),
         }),
         skipped,
     ))

@@ -1,13 +1,13 @@
 //! Writing traces: the [`TraceWriter`] trait, a DiskSim ASCII writer, and
 //! [`convert`] from any reader to any writer.
 
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use crate::error::TraceError;
 use crate::native::NativeWriter;
 use crate::open::open;
+use crate::output_file::{check_not_input, OutputFile};
 use crate::reader::{ReaderOptions, TimeUnit, TraceReader};
 use crate::record::{TraceOp, TraceRecord, SECTOR_BYTES};
 
@@ -136,33 +136,42 @@ pub enum OutputFormat {
     Disksim(TimeUnit),
 }
 
-/// Converts the trace at `input` into `output` (created or truncated).
+/// Converts the trace at `input` into `output`. The output is written
+/// beside its destination and renamed into place when complete, so a
+/// failure leaves any earlier file as it was; an output that is the input
+/// (through any path) is refused before anything is opened for writing.
 pub fn convert_file(
     input: &Path,
     ropts: &ReaderOptions,
     output: &Path,
     format: OutputFormat,
 ) -> Result<ConvertSummary, TraceError> {
-    let mut reader = open(input, ropts)?;
     let out_name = output.display().to_string();
-    let file = File::create(output).map_err(|source| TraceError::Io {
+    let io = |source| TraceError::Io {
         file: out_name.clone(),
         source,
-    })?;
+    };
+    check_not_input(output, &[input]).map_err(io)?;
+    let mut reader = open(input, ropts)?;
+    let file = OutputFile::create(output, &[input]).map_err(io)?;
     let out = BufWriter::with_capacity(256 * 1024, file);
-    match format {
+    let (summary, out) = match format {
         OutputFormat::Native => {
-            let mut w = NativeWriter::new(out).map_err(|source| TraceError::Io {
-                file: out_name.clone(),
-                source,
-            })?;
-            convert(reader.as_mut(), &mut w, &out_name)
+            let mut w = NativeWriter::new(out).map_err(io)?;
+            let summary = convert(reader.as_mut(), &mut w, &out_name)?;
+            (summary, w.finish().map_err(io)?)
         }
         OutputFormat::Disksim(unit) => {
             let mut w = DisksimWriter::new(out, unit);
-            convert(reader.as_mut(), &mut w, &out_name)
+            let summary = convert(reader.as_mut(), &mut w, &out_name)?;
+            (summary, w.into_inner())
         }
-    }
+    };
+    out.into_inner()
+        .map_err(|e| io(e.into_error()))?
+        .commit()
+        .map_err(io)?;
+    Ok(summary)
 }
 
 #[cfg(test)]

@@ -165,9 +165,10 @@ pub(crate) fn detect_format(
             return Ok(with_header[0]);
         }
         return Err(DetectFailure::Failed(format!(
-            "ambiguous trace format: the first {} lines are valid as {}; choose one with --format",
+            "ambiguous trace format: the first {} lines are valid as {}; choose one with {}",
             lines.len(),
-            names(&candidates)
+            names(&candidates),
+            opts.format_option
         )));
     }
     // No candidate: show the closest one's complaint.
@@ -194,8 +195,9 @@ pub(crate) fn detect_format(
         return Err(DetectFailure::Failed(format!(
             "cannot detect the trace format: tried {}; line {first_no} looks like a column \
              header (`{first_line}`) that no format knows, and no format accepts the lines \
-             after it{hint}; choose one with --format",
+             after it{hint}; choose one with {}",
             names(&rejected),
+            opts.format_option
         )));
     }
     Err(DetectFailure::Failed(format!(

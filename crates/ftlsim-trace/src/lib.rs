@@ -50,6 +50,7 @@ pub mod libcachesim;
 pub mod msr;
 pub mod native;
 pub mod open;
+pub mod output_file;
 pub mod pages;
 pub mod reader;
 pub mod record;
@@ -66,6 +67,7 @@ pub use convert::{
 pub use error::{LineError, TraceError};
 pub use native::{NativeReader, NativeWriter, NATIVE_MAGIC, NATIVE_MIN_VERSION, NATIVE_VERSION};
 pub use open::{detect_file, open, open_stream};
+pub use output_file::{check_not_input, same_file, write_via_temp, OutputFile};
 pub use pages::{MapError, PageMapper, PageOptions, PageRequest, PageStream, ReaderOpener};
 pub use reader::{Compression, Format, ReaderOptions, Records, TimeUnit, TraceReader};
 pub use record::{

@@ -224,6 +224,10 @@ pub struct ReaderOptions {
     /// Keep only the records of this device id (see [`crate::device_id`]).
     /// Records without a device never match.
     pub device: Option<u32>,
+    /// How the user chooses the format, for the advice in a detection
+    /// error ("choose one with ..."): `--format` on the command line,
+    /// `workload.trace.format` in a config.
+    pub format_option: &'static str,
 }
 
 impl Default for ReaderOptions {
@@ -234,6 +238,7 @@ impl Default for ReaderOptions {
             blkparse_action: 'D',
             skip_bad_lines: false,
             device: None,
+            format_option: "--format",
         }
     }
 }

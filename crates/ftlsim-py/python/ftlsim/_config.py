@@ -10,30 +10,50 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 
+from ._native import FtlsimError
+
 Config = Union[None, str, "os.PathLike[str]", Mapping[str, Any]]
 
 
 def source(config: Config) -> Tuple[str, str, str]:
-    """``(kind, text, origin)``: kind "toml" or "json", origin names it in errors."""
+    """``(kind, text, origin)``: kind "toml" or "json", origin names it in errors.
+
+    Which is a path and which is TOML text, in this order:
+
+    * a ``pathlib.Path`` (any ``os.PathLike``) is always a path;
+    * a string naming an existing file is a path, whatever characters the
+      name holds (``runs/a=1/cfg.toml``, ``[draft].toml``);
+    * any other string holding a newline, ``=`` or ``[`` is TOML text
+      (every config that sets a key has one of them);
+    * any other string is a path, and a missing file is an error.
+    """
     if config is None:
         return ("toml", "", "built-in defaults")
     if isinstance(config, Mapping):
         return ("json", json.dumps(_plain(config)), "<dict>")
     if isinstance(config, os.PathLike):
-        config = os.fspath(config)
+        return _read(os.fspath(config))
     if isinstance(config, str):
-        looks_like_path = "\n" not in config and "=" not in config and "[" not in config
-        if looks_like_path:
-            if not os.path.exists(config):
-                from ._native import FtlsimError
-
-                raise FtlsimError(f"cannot read config {config}: no such file")
-            with open(config, encoding="utf-8") as f:
-                return ("toml", f.read(), config)
-        return ("toml", config, "<string>")
+        if os.path.isfile(config):
+            return _read(config)
+        if "\n" in config or "=" in config or "[" in config:
+            return ("toml", config, "<string>")
+        return _read(config)
     raise TypeError(
         f"config must be a path, TOML text or a dict, not {type(config).__name__}"
     )
+
+
+def _read(path: Any) -> Tuple[str, str, str]:
+    """A config file's text; a file that cannot be read is FtlsimError."""
+    path = os.fsdecode(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            return ("toml", f.read(), path)
+    except FileNotFoundError:
+        raise FtlsimError(f"cannot read config {path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise FtlsimError(f"cannot read config {path}: {e}") from None
 
 
 def _plain(value: Any) -> Any:
@@ -48,7 +68,8 @@ def _plain(value: Any) -> Any:
 
 
 def toml_value(value: Any) -> str:
-    """A Python value as a TOML value for ``key=value``."""
+    """A Python value as a TOML value for ``key=value``; a value TOML cannot
+    hold (NaN, infinity, None, a dict, an object) is FtlsimError."""
     value = _plain(value)
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -56,13 +77,13 @@ def toml_value(value: Any) -> str:
         return str(value)
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise ValueError(f"{value} is not a finite number")
+            raise FtlsimError(f"{value} is not a finite number")
         return repr(value)
     if isinstance(value, str):
         return json.dumps(value)
     if isinstance(value, list):
         return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    raise TypeError(f"cannot use {type(value).__name__} {value!r} as a config value")
+    raise FtlsimError(f"cannot use {type(value).__name__} {value!r} as a config value")
 
 
 def overrides(
@@ -77,7 +98,14 @@ def overrides(
 
 
 def sets(items: Mapping[str, Any]) -> List[str]:
-    return [f"{key}={toml_value(value)}" for key, value in items.items()]
+    """``key=value`` overrides; a bad value is FtlsimError naming its key."""
+    out = []
+    for key, value in items.items():
+        try:
+            out.append(f"{key}={toml_value(value)}")
+        except FtlsimError as e:
+            raise FtlsimError(f"override `{key}`: {e}") from None
+    return out
 
 
 def native_args(

@@ -21,6 +21,7 @@ def trace_stats(
     page_bytes: int = 4096,
     skip_bad_lines: bool = False,
 ) -> str: ...
+def _panic_for_tests() -> None: ...
 
 class Device:
     def __init__(

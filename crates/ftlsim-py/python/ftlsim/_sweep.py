@@ -45,6 +45,10 @@ def run_task(kind: str, text: str, origin: str, sets: List[str]) -> Tuple[Option
         report, _, _, _ = _native.run_report(kind, text, origin, sets, False)
     except _native.FtlsimError as e:
         return None, str(e)
+    except Exception as e:  # noqa: BLE001 - one point's failure is its row's error
+        # Anything else is a bug, but still this point's and not the
+        # sweep's: a row says so, the other points still run.
+        return None, f"{type(e).__name__}: {e}"
     return scalars(json.loads(report)), None
 
 
@@ -63,7 +67,9 @@ def sweep(
     ``error`` (the message of a config that failed; its other columns empty).
 
     ``executor`` is any ``concurrent.futures.Executor``; by default a process
-    pool over every core. Rows come back in grid order whatever the executor
+    pool over every core. A point that fails for any reason (a bad value such
+    as NaN, an error in its run, a lost worker) is a row with ``error`` set;
+    Ctrl-C cancels the runs not started yet and raises KeyboardInterrupt at once. Rows come back in grid order whatever the executor
     and whatever order runs finish in, and seeds are derived per repeat
     (:func:`repeat_seed`), so the table is the same on a laptop or a cluster.
     """
@@ -91,16 +97,23 @@ def sweep(
                 items["workload.seed"] = seed
                 row["seed"] = seed
             row["repeat"] = r
-            tasks.append((row, _config.sets(items)))
+            # A value TOML cannot hold (NaN, None) fails this point only.
+            try:
+                tasks.append((row, _config.sets(items), None))
+            except _native.FtlsimError as e:
+                tasks.append((row, None, str(e)))
 
     own = executor is None
     if own:
         executor = ProcessPoolExecutor(max_workers=os.cpu_count() or 1)
-    results: List[Any] = [None] * len(tasks)
+    results: List[Any] = [(None, error) for (_, _, error) in tasks]
+    futures: Dict[Any, int] = {}
+    interrupted = True
     try:
         futures = {
             executor.submit(run_task, kind, text, origin, sets): i
-            for i, (_, sets) in enumerate(tasks)
+            for i, (_, sets, error) in enumerate(tasks)
+            if error is None
         }
         bar = None
         if progress:
@@ -108,17 +121,26 @@ def sweep(
 
             bar = tqdm(total=len(futures), desc="ftlsim sweep", unit="run")
         for future in as_completed(futures):
-            results[futures[future]] = future.result()
+            try:
+                results[futures[future]] = future.result()
+            except Exception as e:  # noqa: BLE001 - a lost worker fails its point
+                results[futures[future]] = (None, f"{type(e).__name__}: {e}")
             if bar is not None:
                 bar.update(1)
         if bar is not None:
             bar.close()
+        interrupted = False
     finally:
+        if interrupted:
+            # Ctrl-C (or another error): the runs not started yet are
+            # dropped instead of waited for, so the sweep stops now.
+            for future in futures:
+                future.cancel()
         if own:
-            executor.shutdown()
+            executor.shutdown(wait=not interrupted, cancel_futures=interrupted)
 
     rows = []
-    for (row, _), (summary, error) in zip(tasks, results):
+    for (row, _, _), (summary, error) in zip(tasks, results):
         out = dict(row)
         if summary is not None:
             out.update({k: v for k, v in summary.items() if k not in out})

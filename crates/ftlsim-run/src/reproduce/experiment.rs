@@ -94,6 +94,18 @@ impl Experiment {
         }
     }
 
+    /// The files the experiment reads, which its outputs must never
+    /// overwrite: the experiment file and its configs (a built-in
+    /// experiment's are inside the binary).
+    pub fn input_files(&self) -> Vec<PathBuf> {
+        match &self.source {
+            Source::BuiltIn(_) => Vec::new(),
+            Source::Dir(dir) => std::iter::once(PathBuf::from(&self.origin))
+                .chain(self.spec.workloads.iter().map(|w| dir.join(&w.config)))
+                .collect(),
+        }
+    }
+
     /// The names of the workloads, for messages.
     fn workload_names(&self) -> String {
         self.spec
@@ -268,6 +280,9 @@ pub fn run_experiment(
         }
     }
     let mut plan = Vec::new();
+    // Traces not found: a workload without its trace is skipped, but an
+    // experiment left with nothing to run is an error, not "0 runs".
+    let mut missing = Vec::new();
     for (i, w) in spec.workloads.iter().enumerate() {
         if !opts.only.is_empty() && !opts.only.contains(&w.name) {
             continue;
@@ -289,12 +304,26 @@ pub fn run_experiment(
                                 .join(" or "),
                             w.name
                         );
+                        missing.push(file.as_str());
                         continue;
                     }
                 }
             }
         };
         plan.push((w, table, origin, trace));
+    }
+    if plan.is_empty() && !missing.is_empty() {
+        bail!(
+            "{}: no workload can run: trace{} not found: {} (looked in {}; give the folder with --traces)",
+            exp.origin,
+            if missing.len() > 1 { "s" } else { "" },
+            missing.join(", "),
+            trace_dirs(opts)
+                .iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        );
     }
     let total: usize = plan
         .iter()

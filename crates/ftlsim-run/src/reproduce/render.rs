@@ -2,10 +2,11 @@
 //! charts, all driven by the metrics, reference rows and claims of its file.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context, Result};
 use ftlsim::config::WorkloadType;
+use ftlsim_trace::write_via_temp;
 use plotters::prelude::*;
 use serde_json::Value;
 
@@ -308,6 +309,8 @@ pub fn check_config_keys(exp: &Experiment, config: &ftlsim::Config) -> Result<()
 /// results.csv (one row per workload and variant: workload, variant, the
 /// config keys asked for, the normalized metrics, then every report field),
 /// results.json, summary.txt, and one SVG bar chart per charted metric.
+/// None may be a file the experiment read (its file, configs, traces);
+/// each is written beside its place and renamed into it when whole.
 pub fn write_outputs(
     dir: &Path,
     exp: &Experiment,
@@ -316,18 +319,29 @@ pub fn write_outputs(
 ) -> Result<()> {
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create output directory {}", dir.display()))?;
-    let path = dir.join("results.csv");
-    std::fs::write(&path, csv_text(exp, results)?)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    let path = dir.join("results.json");
-    std::fs::write(
-        &path,
-        serde_json::to_string_pretty(&to_json(exp, results))? + "\n",
-    )
-    .with_context(|| format!("cannot write {}", path.display()))?;
-    let path = dir.join("summary.txt");
-    std::fs::write(&path, render(exp, results, quick))
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    let mut input_files = exp.input_files();
+    input_files.extend(
+        results
+            .iter()
+            .flat_map(|w| &w.runs)
+            .map(|r| PathBuf::from(&r.config.workload.trace.path))
+            .filter(|p| !p.as_os_str().is_empty()),
+    );
+    let inputs: Vec<&Path> = input_files.iter().map(PathBuf::as_path).collect();
+    let out = |path: &Path, write: &dyn Fn(&Path) -> Result<()>| -> Result<()> {
+        write_via_temp(path, &inputs, |p| write(p))
+            .with_context(|| format!("cannot write {}", path.display()))
+    };
+    let csv = csv_text(exp, results)?;
+    out(&dir.join("results.csv"), &|p| Ok(std::fs::write(p, &csv)?))?;
+    let json = serde_json::to_string_pretty(&to_json(exp, results))? + "\n";
+    out(&dir.join("results.json"), &|p| {
+        Ok(std::fs::write(p, &json)?)
+    })?;
+    let summary = render(exp, results, quick);
+    out(&dir.join("summary.txt"), &|p| {
+        Ok(std::fs::write(p, &summary)?)
+    })?;
     // `--only` may have run some workloads only: look each one up by name.
     let charted = |name: &str| {
         exp.spec
@@ -338,7 +352,7 @@ pub fn write_outputs(
     for w in results.iter().filter(|w| charted(&w.name)) {
         for run in &w.runs {
             let path = dir.join(format!("lifetime-{}-{}.svg", w.name, run.variant));
-            crate::output::plot_lifetimes(&path, &run.report)?;
+            out(&path, &|p| crate::output::plot_lifetimes(p, &run.report))?;
         }
     }
     let variants: Vec<&str> = exp.spec.variants.iter().map(|v| v.name.as_str()).collect();
@@ -357,14 +371,16 @@ pub fn write_outputs(
         }
         let path = dir.join(format!("{}.svg", m.name));
         let names: Vec<&str> = results.iter().map(|w| w.name.as_str()).collect();
-        bar_chart(
-            &path,
-            &format!("{}, normalized to {}", m.label, exp.spec.baseline),
-            &format!("relative to {}", exp.spec.baseline),
-            &names,
-            &variants,
-            &values,
-        )?;
+        out(&path, &|p| {
+            bar_chart(
+                p,
+                &format!("{}, normalized to {}", m.label, exp.spec.baseline),
+                &format!("relative to {}", exp.spec.baseline),
+                &names,
+                &variants,
+                &values,
+            )
+        })?;
     }
     Ok(())
 }

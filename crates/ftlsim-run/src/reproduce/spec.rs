@@ -110,6 +110,9 @@ pub enum Format {
     Short,
 }
 
+/// The most digits after the point a metric may ask for (`decimals`).
+pub const MAX_DECIMALS: usize = 17;
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MetricSpec {
@@ -259,6 +262,15 @@ impl Spec {
         for (i, m) in self.metrics.iter().enumerate() {
             if m.vs_field.is_some() && m.per_field.is_some() {
                 bail!("key `metrics[{i}]`: give `vs_field` or `per_field`, not both");
+            }
+            if m.decimals > MAX_DECIMALS {
+                // An f64 holds about 17 significant digits: more decimals
+                // print noise, and a huge count only fills memory and pads
+                // table columns without bound.
+                bail!(
+                    "key `metrics[{i}].decimals`: {} is more than {MAX_DECIMALS}",
+                    m.decimals
+                );
             }
             if m.chart && m.vs_field.is_some() {
                 // A relative change has no meaningful ratio to the baseline's.

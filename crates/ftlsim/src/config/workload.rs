@@ -145,6 +145,7 @@ pub struct WorkloadConfig {
     /// `type = "mix"`: the application models that run side by side, each
     /// in an equal share of the span (e.g. `["rocksdb", "gcc"]`).
     pub mix: Vec<WorkloadType>,
+    #[serde(deserialize_with = "super::table::table")]
     pub trace: TraceConfig,
     /// YCSB: which workload (`load`, or `a` to `f` after the load).
     pub ycsb: YcsbWorkload,

@@ -13,6 +13,7 @@ use crate::error::ConfigError;
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct HostConfig {
+    #[serde(deserialize_with = "crate::config::table::tables")]
     pub layers: Vec<LayerConfig>,
 }
 

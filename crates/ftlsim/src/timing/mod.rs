@@ -78,6 +78,18 @@ pub struct Ticket {
     issue_at: u64,
 }
 
+/// The latest simulated time the model accepts: 2^62 ns, about 146 years.
+/// Times are u64 nanoseconds, and the engine adds latencies and transfer
+/// lengths to them (the channel timetable keeps `u64::MAX` as a sentinel),
+/// so a time near 2^64 would wrap into nonsense or a panic. Below 2^62 a
+/// request's own work, however long, cannot reach 2^64. A run whose time
+/// passes it (a vanishing arrival rate, a tiny `timing.speedup`, trace
+/// times that jump by centuries) is an error naming the key.
+pub const MAX_TIME_NS: u64 = 1 << 62;
+
+/// How errors describe [`MAX_TIME_NS`].
+const HORIZON: &str = "the timing model's horizon of 2^62 ns (about 146 years)";
+
 /// Poisson arrivals for open-loop synthetic workloads.
 #[derive(Debug, Clone)]
 struct PoissonArrivals {
@@ -87,11 +99,17 @@ struct PoissonArrivals {
 }
 
 impl PoissonArrivals {
-    fn next(&mut self) -> u64 {
+    /// The next arrival; `None` past [`MAX_TIME_NS`].
+    fn next(&mut self) -> Option<u64> {
+        // A rate so small that the mean gap overflows makes `next_at`
+        // infinite, or NaN (0 × ∞): past the horizon too.
+        if !self.next_at.is_finite() || self.next_at > MAX_TIME_NS as f64 {
+            return None;
+        }
         let at = self.next_at.round() as u64;
         let gap: f64 = Exp1.sample(&mut self.rng);
         self.next_at += gap * self.mean_gap_ns;
-        at
+        Some(at)
     }
 }
 
@@ -220,7 +238,7 @@ impl Timer {
         if let (Some(target), Some(arrival)) = (self.background_target, arrival_at) {
             self.collect_while_idle(ssd, target, arrival)?;
         }
-        Ok(self.issue(op, pages, arrival_at))
+        self.issue(op, pages, arrival_at)
     }
 
     /// Whether [`Timer::begin`] leaves the device alone (no background
@@ -266,7 +284,7 @@ impl Timer {
     ) -> Result<Ticket, SimError> {
         debug_assert!(self.detachable());
         let arrival_at = self.arrival_at(arrival_ns)?;
-        Ok(self.issue(op, pages, arrival_at))
+        self.issue(op, pages, arrival_at)
     }
 
     /// A request's arrival time in simulated time (`None` in closed loop).
@@ -277,13 +295,38 @@ impl Timer {
             TimingMode::Open => match (arrival_ns, &mut self.arrivals) {
                 (Some(t), _) => {
                     let since = t.saturating_sub(*self.origin_ns.get_or_insert(t));
-                    Some(if self.speedup == 1.0 {
+                    let at = if self.speedup == 1.0 {
                         since
                     } else {
-                        (since as f64 / self.speedup).round() as u64
-                    })
+                        let at = (since as f64 / self.speedup).round();
+                        // Saturating `as` would hide the overflow: check first.
+                        if at > MAX_TIME_NS as f64 { u64::MAX } else { at as u64 }
+                    };
+                    if at > MAX_TIME_NS {
+                        return Err(ConfigError::new(
+                            "timing.speedup",
+                            format!(
+                                "a request {since} ns after the window's first, divided by the speedup {:?}, arrives past {HORIZON}",
+                                self.speedup
+                            ),
+                        )
+                        .into());
+                    }
+                    Some(at)
                 }
-                (None, Some(poisson)) => Some(poisson.next()),
+                (None, Some(poisson)) => match poisson.next() {
+                    Some(at) => Some(at),
+                    None => {
+                        return Err(ConfigError::new(
+                            "timing.arrival_rate_iops",
+                            format!(
+                                "{:?} IOPS spaces the arrivals so far apart that they pass {HORIZON}; raise the rate",
+                                self.rate_iops.unwrap_or(0.0)
+                            ),
+                        )
+                        .into())
+                    }
+                },
                 (None, None) => return Err(ConfigError::new(
                     "timing.arrival_rate_iops",
                     "an open-loop request came without an arrival time and no arrival rate is set",
@@ -295,15 +338,24 @@ impl Timer {
 
     /// Places a request that arrived at `arrival_at` in simulated time.
     #[inline(always)]
-    fn issue(&mut self, op: Op, pages: u32, arrival_at: Option<u64>) -> Ticket {
+    fn issue(&mut self, op: Op, pages: u32, arrival_at: Option<u64>) -> Result<Ticket, SimError> {
         let issue_at = self.replay.issue_at(arrival_at.unwrap_or(0));
+        if issue_at > MAX_TIME_NS {
+            // Arrivals are checked above: the device's own work got here
+            // (latencies near their bound, times an enormous run).
+            return Err(ConfigError::new(
+                "timing",
+                format!("the device's work takes simulated time past {HORIZON}: shorter latencies or a shorter run"),
+            )
+            .into());
+        }
         let arrival_at = arrival_at.unwrap_or(issue_at).min(issue_at);
-        Ticket {
+        Ok(Ticket {
             op,
             pages,
             arrival_at,
             issue_at,
-        }
+        })
     }
 
     /// The requests until [`Timer::end_batch`] enter the device together
