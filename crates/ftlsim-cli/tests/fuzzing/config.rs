@@ -359,6 +359,9 @@ pub fn base(rng: &mut Rng64, trace: Option<&str>) -> TomlDoc {
         None => BASES[..BASES.len() - 1].choose(rng).expect("bases"),
     };
     let mut doc = TomlDoc::parse(&text.replace("{trace}", trace.unwrap_or("")));
+    if trace.is_some_and(|t| t.ends_with(".blkparse")) {
+        doc.set("workload.trace", "blkparse_action", "\"D\"", None);
+    }
     if doc.has_section("timing") && rng.random_bool(0.5) {
         doc.set("timing", "mode", "\"open\"", None);
         doc.set("timing", "arrival_rate_iops", "20000", None);
@@ -382,8 +385,8 @@ pub fn mutation(rng: &mut Rng64, doc: &TomlDoc) -> (String, super::values::Value
             return (format!("host.layers[0].{key}"), value(rng, *kind, typical));
         }
     }
-    // Half the time a key the config sets: its value matters to this run.
-    if rng.random_bool(0.5) {
+    // Mostly a key the config sets: its value matters to this run.
+    if rng.random_bool(0.6) {
         let present: Vec<_> = KEYS
             .iter()
             .filter(|(k, ..)| {

@@ -64,28 +64,62 @@ fn set_arg(key: &str, v: super::values::Value) -> Arg {
     }
 }
 
-/// A config (its file) with 1-4 key mutations, each in the file or as a
-/// `--set`, and now and then a structural one; the `--set` args.
-fn config(rng: &mut Rng64, trace_file: Option<&str>) -> (TomlDoc, Vec<Arg>) {
+/// A config (its file) with up to `most` key mutations (1-4 for `run`),
+/// each in the file or as a `--set`, and now and then a structural one;
+/// the `--set` args.
+fn config(rng: &mut Rng64, trace_file: Option<&str>, most: usize) -> (TomlDoc, Vec<Arg>) {
     let mut doc = base(rng, trace_file);
     if trace_file.is_none() && rng.random_bool(0.04) {
         // A trace replay in a config that was not made for one.
         doc.set("workload", "type", "\"trace\"", None);
     }
-    if !doc.has_section("timing") && rng.random_bool(0.2) {
-        // The timing model on: open loop replays a trace at its own times.
-        let mode = if rng.random_bool(0.6) {
-            "open"
-        } else {
-            "closed"
-        };
-        doc.set("timing", "mode", &format!("\"{mode}\""), None);
+    let timing_odds = if trace_file.is_some() { 0.5 } else { 0.2 };
+    if !doc.has_section("timing") && rng.random_bool(timing_odds) {
+        // The timing model on; open loop replays a trace at its own times
+        // (scaled by `speedup`) or a synthetic workload at a rate.
+        let open = rng.random_bool(0.7);
+        doc.set(
+            "timing",
+            "mode",
+            if open { "\"open\"" } else { "\"closed\"" },
+            None,
+        );
         doc.set("timing", "queue_depth", "8", None);
+        if open && trace_file.is_some() {
+            doc.set("timing", "speedup", "1.0", None);
+        } else if open {
+            doc.set("timing", "arrival_rate_iops", "20000", None);
+        }
     }
-    let mut sets = Vec::new();
-    for _ in 0..*[1, 1, 1, 2, 2, 3, 4].choose(rng).expect("counts") {
-        let (key, v) = mutation(rng, &doc);
+    let n = (*[1, 1, 1, 2, 2, 3, 4].choose(rng).expect("counts")).min(most);
+    let sets = mutate(rng, &mut doc, n);
+    if most > 0 && rng.random_bool(0.12) {
+        structural(rng, &mut doc);
+    }
+    (doc, sets)
+}
+
+/// `n` key mutations of `doc`, each in the file or as a `--set` (returned).
+/// A key is mutated once: a later `--set` would override an earlier value,
+/// and then that value's rejection would not apply.
+fn mutate(rng: &mut Rng64, doc: &mut TomlDoc, n: usize) -> Vec<Arg> {
+    let mut sets: Vec<Arg> = Vec::new();
+    let mut mutated: Vec<String> = Vec::new();
+    for _ in 0..n {
+        let (key, v) = mutation(rng, doc);
+        if mutated.contains(&key) {
+            continue;
+        }
+        mutated.push(key.clone());
         if rng.random_bool(0.4) {
+            // The file's value is overridden: whatever it was, it is moot.
+            if let Some((section, leaf)) = key.rsplit_once('.') {
+                for s in doc.sections.iter_mut().filter(|s| s.name == section) {
+                    for e in s.entries.iter_mut().filter(|e| e.key == leaf) {
+                        e.reject = None;
+                    }
+                }
+            }
             sets.push(set_arg(&key, v));
         } else if let Some((section, leaf)) = key.rsplit_once('.') {
             if section == "host.layers[0]" {
@@ -102,10 +136,7 @@ fn config(rng: &mut Rng64, trace_file: Option<&str>) -> (TomlDoc, Vec<Arg>) {
             }
         }
     }
-    if rng.random_bool(0.12) {
-        structural(rng, &mut doc);
-    }
-    (doc, sets)
+    sets
 }
 
 fn trace_file(rng: &mut Rng64) -> (String, FileSpec) {
@@ -121,7 +152,7 @@ fn trace_file(rng: &mut Rng64) -> (String, FileSpec) {
 fn run_case(rng: &mut Rng64) -> Case {
     let mut files = Vec::new();
     let trace = rng.random_bool(0.25).then(|| trace_file(rng));
-    let (doc, sets) = config(rng, trace.as_ref().map(|(_, f)| f.name.as_str()));
+    let (doc, sets) = config(rng, trace.as_ref().map(|(_, f)| f.name.as_str()), 4);
     let mut args = vec![Arg::fixed(&["run"])];
     if let Some((format, spec)) = trace {
         files.push(spec);
@@ -176,14 +207,8 @@ fn crash_case(rng: &mut Rng64) -> Case {
             .1,
     );
     let mut args = vec![Arg::fixed(&["crash-test", "config.toml"])];
-    for _ in 0..rng.random_range(0..=2) {
-        let (key, v) = mutation(rng, &doc);
-        if let Some((section, leaf)) = key.rsplit_once('.').filter(|_| rng.random_bool(0.5)) {
-            doc.set(section, leaf, &v.text, v.reject);
-        } else {
-            args.push(set_arg(&key, v));
-        }
-    }
+    let n = rng.random_range(0..=2);
+    args.extend(mutate(rng, &mut doc, n));
     let cuts = flag_uint(rng, 64, &[1, 2, 3, 5]);
     args.push(Arg::fixed(&["--cuts", &cuts]));
     if rng.random_bool(0.3) {
@@ -521,7 +546,9 @@ fn push_array_table(doc: &mut TomlDoc, name: &str, entries: &[(&str, String)]) {
 fn reproduce_case(rng: &mut Rng64) -> Case {
     let trace = rng.random_bool(0.2).then(|| trace_file(rng));
     let trace_name = trace.as_ref().map(|(_, f)| f.name.clone());
-    let (doc, sets) = config(rng, trace_name.as_deref());
+    // Mostly valid configs: the experiment's own keys are what is fuzzed.
+    let most = *[0, 0, 1].choose(rng).expect("counts");
+    let (doc, sets) = config(rng, trace_name.as_deref(), most);
     let exp = experiment(rng, trace_name.as_deref());
     let mut files = vec![
         FileSpec {
