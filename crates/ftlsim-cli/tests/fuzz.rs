@@ -1,10 +1,10 @@
 //! Fuzzing the `ftlsim` binary through its real entry points (docs/fuzzing.md).
 //!
 //! * `fuzz_regressions`: replays every case in `tests/fuzz_regressions/`.
-//! * `fuzz_random_cases`: FTLSIM_FUZZ_CASES random cases (default 150) of
-//!   seed FTLSIM_FUZZ_SEED (default 20261126), FTLSIM_FUZZ_JOBS at a time;
-//!   each failure is shrunk and written as a regression file, and the test
-//!   fails. FTLSIM_FUZZ_CASE=N runs case N alone and prints it.
+//! * `fuzz_random_cases`: FTLSIM_FUZZ_CASES random cases (default 1500,
+//!   about a minute on two cores) of seed FTLSIM_FUZZ_SEED (default
+//!   20261126), FTLSIM_FUZZ_JOBS at a time; each failure is shrunk and
+//!   written as a regression file, and the test fails. FTLSIM_FUZZ_CASE=N runs case N alone and prints it.
 //!
 //! FTLSIM_FUZZ_VERBOSE=1 prints every case's outcome.
 //!
@@ -40,16 +40,42 @@ fn show(case: &Case) -> String {
     s
 }
 
+fn jobs() -> u64 {
+    env_u64("FTLSIM_FUZZ_JOBS")
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get() as u64))
+        .max(1)
+}
+
 #[test]
 fn fuzz_regressions() {
-    let limits = Limits::from_env();
+    // A shrunk case runs in milliseconds: 10 s tells a hang as well as 20.
+    let limits = Limits {
+        timeout: Duration::from_secs(env_u64("FTLSIM_FUZZ_REPLAY_TIMEOUT_S").unwrap_or(10)),
+        ..Limits::from_env()
+    };
     let strict = std::env::var("FTLSIM_FUZZ_STRICT").is_ok_and(|v| v == "1");
+    let all = regressions::load_all();
+    let next = AtomicU64::new(0);
+    let verdicts = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..jobs() {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+                let Some(r) = all.get(i) else { break };
+                let out = run(&r.case, &limits);
+                let verdict = judge(&r.case, &out, limits.timeout.as_secs());
+                verdicts.lock().unwrap().push((i, verdict));
+            });
+        }
+    });
+    let mut verdicts = verdicts.into_inner().unwrap();
+    verdicts.sort_by_key(|v| v.0);
     let (mut failed, mut open_failing, mut open_fixed, mut passed) = (vec![], vec![], vec![], 0);
-    for r in regressions::load_all() {
-        let out = run(&r.case, &limits);
-        match (judge(&r.case, &out, limits.timeout.as_secs()), &r.open) {
+    for (i, verdict) in verdicts {
+        let r = &all[i];
+        match (verdict, &r.open) {
             (None, None) => passed += 1,
-            (None, Some(_)) => open_fixed.push(r.name),
+            (None, Some(_)) => open_fixed.push(r.name.clone()),
             (Some(f), Some(why)) if !strict => open_failing.push(format!(
                 "{}: {}: {} [open: {why}]",
                 r.name, f.class, f.detail
@@ -57,7 +83,12 @@ fn fuzz_regressions() {
             (Some(f), _) => failed.push(format!("{}: {}: {}", r.name, f.class, f.detail)),
         }
     }
-    eprintln!("fuzz regressions: {passed} pass");
+    eprintln!(
+        "fuzz regressions: {} replayed, {passed} pass, {} open and failing, {} open but passing",
+        all.len(),
+        open_failing.len(),
+        open_fixed.len()
+    );
     for line in &open_failing {
         eprintln!("  known, still open: {line}");
     }
@@ -97,9 +128,8 @@ fn fuzz_random_cases() {
         assert!(verdict.is_none(), "{verdict:?}");
         return;
     }
-    let cases = env_u64("FTLSIM_FUZZ_CASES").unwrap_or(150);
-    let jobs = env_u64("FTLSIM_FUZZ_JOBS")
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get() as u64));
+    let cases = env_u64("FTLSIM_FUZZ_CASES").unwrap_or(1500);
+    let jobs = jobs();
     eprintln!(
         "fuzz: seed {seed}, {cases} cases, {jobs} at a time, {timeout_s} s each (replay: FTLSIM_FUZZ_SEED={seed} FTLSIM_FUZZ_CASE=N)"
     );
@@ -109,7 +139,7 @@ fn fuzz_random_cases() {
     let findings: Mutex<Vec<Finding>> = Mutex::new(Vec::new());
     let tally: Mutex<BTreeMap<String, u64>> = Mutex::new(BTreeMap::new());
     std::thread::scope(|s| {
-        for _ in 0..jobs.max(1) {
+        for _ in 0..jobs {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 if i >= cases {
@@ -139,7 +169,7 @@ fn fuzz_random_cases() {
                     eprintln!("fuzz: case {i} FAILS: {}: {}", f.class, f.detail);
                     findings.lock().unwrap().push((i, case, f));
                 }
-                if (i + 1) % 100 == 0 {
+                if i % 100 == 99 {
                     eprintln!(
                         "fuzz: {} cases, {:.0} s",
                         i + 1,

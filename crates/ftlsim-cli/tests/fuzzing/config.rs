@@ -35,10 +35,10 @@ pub const KEYS: &[(&str, Kind, &[&str])] = &[
     ),
     (
         "device.pages_per_block",
-        Uint(32),
+        Size(32),
         &["4", "8", "16", "32", "64"],
     ),
-    ("device.blocks", Uint(32), &["16", "32", "64", "128", "256"]),
+    ("device.blocks", Size(32), &["16", "32", "64", "128", "256"]),
     ("device.spare_factor", Float, &["0.07", "0.1", "0.2", "0.5"]),
     ("device.pe_cycle_limit", Uint(32), &["0", "3", "10", "3000"]),
     ("device.channels", Uint(32), &["1", "2", "4", "8"]),

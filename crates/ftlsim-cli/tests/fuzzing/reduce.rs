@@ -11,6 +11,13 @@ use super::exec::{run, Limits};
 use super::oracle::{judge, Failure};
 use super::{Body, Case};
 
+/// Entries never dropped: without them the device falls back to the
+/// built-in 4 GiB one, and a case that failed by its budget would go on
+/// failing for a different reason (a valid run that takes a while).
+fn protected(section: &str, key: &str) -> bool {
+    section == "device" && (key == "blocks" || key == "pages_per_block")
+}
+
 /// Every case one step smaller than `case`.
 fn candidates(case: &Case) -> Vec<Case> {
     let mut out = Vec::new();
@@ -25,12 +32,22 @@ fn candidates(case: &Case) -> Vec<Case> {
         match &file.body {
             Body::Toml(doc) => {
                 for si in 0..doc.sections.len() {
-                    let mut c = case.clone();
-                    if let Body::Toml(d) = &mut c.files[fi].body {
-                        d.sections.remove(si);
+                    let section = &doc.sections[si];
+                    if !section
+                        .entries
+                        .iter()
+                        .any(|e| protected(&section.name, &e.key))
+                    {
+                        let mut c = case.clone();
+                        if let Body::Toml(d) = &mut c.files[fi].body {
+                            d.sections.remove(si);
+                        }
+                        out.push(c);
                     }
-                    out.push(c);
-                    for ei in 0..doc.sections[si].entries.len() {
+                    for ei in 0..section.entries.len() {
+                        if protected(&section.name, &section.entries[ei].key) {
+                            continue;
+                        }
                         let mut c = case.clone();
                         if let Body::Toml(d) = &mut c.files[fi].body {
                             d.sections[si].entries.remove(ei);

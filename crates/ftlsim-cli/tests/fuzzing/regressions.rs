@@ -52,7 +52,8 @@ fn slug(text: &str) -> String {
     while s.contains("--") {
         s = s.replace("--", "-");
     }
-    s.trim_matches('-').chars().take(60).collect()
+    let s: String = s.trim_matches('-').chars().take(48).collect();
+    s.trim_end_matches('-').to_string()
 }
 
 /// Writes `case` as a regression; returns its name.
@@ -60,7 +61,10 @@ pub fn write(case: &Case, failure: &Failure, seed: u64, index: u64) -> std::io::
     let dir = dir();
     std::fs::create_dir_all(&dir)?;
     let class = failure.class.rsplit('/').next().unwrap_or(&failure.class);
-    let name = slug(&format!("{}-{class}-s{seed}-c{index}", case.command));
+    let name = format!(
+        "{}-s{seed}-c{index}",
+        slug(&format!("{}-{class}", case.command))
+    );
     let mut text = format!(
         "# found: FTLSIM_FUZZ_SEED={seed} FTLSIM_FUZZ_CASE={index}\n# failure: {}: {}\n# command: {}\n# flags: {}\n",
         failure.class,

@@ -17,8 +17,13 @@ pub enum Kind {
     /// An unsigned integer of this many bits.
     Uint(u32),
     /// A u64 count of work (requests, records): only values of 10^18 and
-    /// more count as absurd.
+    /// more count as absurd, and the integer types' edges are left out
+    /// (4·10^9 requests is just a long run).
     Count,
+    /// A device dimension (blocks, pages per block) of this many bits: as
+    /// `Uint`, without the mid-size edges (65536 pages per block makes a
+    /// valid device of millions of pages, which takes minutes).
+    Size(u32),
     Float,
     Bool,
     /// One of these strings.
@@ -51,6 +56,8 @@ const INT_EDGE: &[&str] = &[
     "4294967296",
     "9223372036854775807",
 ];
+/// The edges of u32 only: what a device dimension can take.
+const SIZE_EDGE: &[&str] = &["4294967295", "4294967296", "9223372036854775807"];
 const INT_ABSURD: &[&str] = &["1000000000000000000", "4000000000", "2147483648"];
 /// Absurd only: work counts (requests, records) where 10^6 or 4·10^9 is
 /// just a long run.
@@ -142,15 +149,16 @@ pub fn value(rng: &mut Rng64, kind: Kind, typical: &[&str]) -> Value {
     }
     let wrong_shape = rng.random_bool(0.08);
     match kind {
-        Kind::Uint(_) | Kind::Count if wrong_shape => bad(pick(rng, WRONG_SHAPE), "not an integer"),
-        Kind::Uint(_) | Kind::Count => {
+        Kind::Uint(_) | Kind::Count | Kind::Size(_) if wrong_shape => {
+            bad(pick(rng, WRONG_SHAPE), "not an integer")
+        }
+        Kind::Uint(_) | Kind::Count | Kind::Size(_) => {
             let bits = bits_or_64(kind);
-            let absurd = if matches!(kind, Kind::Count) {
-                COUNT_ABSURD
-            } else {
-                INT_ABSURD
+            let pools = match kind {
+                Kind::Count => [INT_SMALL, COUNT_ABSURD, COUNT_ABSURD, NOT_UINT],
+                Kind::Size(_) => [INT_SMALL, SIZE_EDGE, INT_ABSURD, NOT_UINT],
+                _ => [INT_SMALL, INT_EDGE, INT_ABSURD, NOT_UINT],
             };
-            let pools = [INT_SMALL, INT_EDGE, absurd, NOT_UINT];
             let pool = *pools.choose(rng).expect("pools");
             let text = pick(rng, pool);
             let max = if bits >= 64 {
@@ -223,7 +231,7 @@ pub fn value(rng: &mut Rng64, kind: Kind, typical: &[&str]) -> Value {
 
 fn bits_or_64(kind: Kind) -> u32 {
     match kind {
-        Kind::Uint(bits) => bits,
+        Kind::Uint(bits) | Kind::Size(bits) => bits,
         _ => 64,
     }
 }
