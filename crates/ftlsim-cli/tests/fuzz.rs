@@ -1,7 +1,7 @@
 //! Fuzzing the `ftlsim` binary through its real entry points (docs/fuzzing.md).
 //!
 //! * `fuzz_regressions`: replays every case in `tests/fuzz_regressions/`.
-//! * `fuzz_random_cases`: FTLSIM_FUZZ_CASES random cases (default 1500,
+//! * `fuzz_random_cases`: FTLSIM_FUZZ_CASES random cases (default 3000,
 //!   about a minute on two cores) of seed FTLSIM_FUZZ_SEED (default
 //!   20261126), FTLSIM_FUZZ_JOBS at a time; each failure is shrunk and
 //!   written as a regression file, and the test fails. FTLSIM_FUZZ_CASE=N runs case N alone and prints it.
@@ -128,7 +128,7 @@ fn fuzz_random_cases() {
         assert!(verdict.is_none(), "{verdict:?}");
         return;
     }
-    let cases = env_u64("FTLSIM_FUZZ_CASES").unwrap_or(1500);
+    let cases = env_u64("FTLSIM_FUZZ_CASES").unwrap_or(3000);
     let jobs = jobs();
     eprintln!(
         "fuzz: seed {seed}, {cases} cases, {jobs} at a time, {timeout_s} s each (replay: FTLSIM_FUZZ_SEED={seed} FTLSIM_FUZZ_CASE=N)"
