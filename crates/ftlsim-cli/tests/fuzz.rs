@@ -106,8 +106,6 @@ fn fuzz_regressions() {
 type Finding = (u64, Case, Failure);
 
 #[test]
-#[ignore = "finds the open defects of issue 24 until their fixes are merged (docs/fuzzing.md); \
-            run with --include-ignored"]
 fn fuzz_random_cases() {
     let seed = env_u64("FTLSIM_FUZZ_SEED").unwrap_or(20_261_126);
     let limits = Limits::from_env();

@@ -37,7 +37,14 @@ fn percentile(sorted: &[u64], q: f64) -> u64 {
 /// The lifetimes per PC of the trace at `path` (page size `page_bytes`),
 /// most pages first.
 pub fn pc_lifetimes(path: &Path, page_bytes: u64) -> Result<Vec<PcLifetimes>> {
-    let mut reader = ftlsim_trace::open(path, &ReaderOptions::default())
+    // Program contexts are only in the native format: read it as that, so
+    // another file is named as not native rather than sent to detection
+    // (whose advice, a --format flag, `trace pcs` does not have).
+    let opts = ReaderOptions {
+        format: Some(ftlsim_trace::Format::Native),
+        ..ReaderOptions::default()
+    };
+    let mut reader = ftlsim_trace::open(path, &opts)
         .with_context(|| format!("cannot read {}", path.display()))?;
     let mut rec = TraceRecord::default();
     // LBA → (host page writes before its write, its PC).

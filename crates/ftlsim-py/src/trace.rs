@@ -16,6 +16,7 @@ fn options(
     let mut opts = ReaderOptions {
         skip_bad_lines,
         format_option: "format=",
+        skip_option: "skip_bad_lines=True",
         ..ReaderOptions::default()
     };
     if let Some(f) = format {

@@ -42,6 +42,7 @@ pub fn generate(output: &Path, opts: FioDedupeOptions, page_bytes: u32) -> Resul
             opts.block_pages
         ));
     }
+    check_generate_size(output, &opts)?;
     let mut gen = FioDedupeWriter::new(opts).map_err(|e| anyhow!("{e}"))?;
     let at = |e: std::io::Error| anyhow!("{}: {e}", output.display());
     let file = OutputFile::create(output, &[]).map_err(at)?;
@@ -65,6 +66,69 @@ pub fn generate(output: &Path, opts: FioDedupeOptions, page_bytes: u32) -> Resul
         .commit()
         .map_err(at)?;
     Ok(n)
+}
+
+/// Refuses a trace that could never be written: more requests than a run
+/// may plan (`config::bounds::MAX_PLANNED_REQUESTS`), or more bytes than the
+/// output's file system has free (each written page carries a 16-byte
+/// fingerprint, so that is a lower bound on the size).
+fn check_generate_size(output: &Path, opts: &FioDedupeOptions) -> Result<()> {
+    use ftlsim::config::bounds::MAX_PLANNED_REQUESTS;
+    if opts.requests > MAX_PLANNED_REQUESTS {
+        return Err(anyhow!(
+            "--requests {}: at most {MAX_PLANNED_REQUESTS} (2^40), the bound on requests a run may plan",
+            opts.requests
+        ));
+    }
+    let least_bytes = opts
+        .requests
+        .saturating_mul(u64::from(opts.block_pages.max(1)))
+        .saturating_mul(16);
+    let dir = match output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    // A file-size limit (`ulimit -f`) would kill the writer half way with
+    // SIGXFSZ: say so before writing anything.
+    if let Some(limit) = file_size_limit().filter(|&limit| least_bytes > limit) {
+        return Err(anyhow!(
+            "--requests {}: the trace takes at least {least_bytes} bytes, more than this process's file-size limit of {limit} bytes (ulimit -f)",
+            opts.requests
+        ));
+    }
+    if let Some(free) = free_bytes(dir).filter(|&free| least_bytes > free) {
+        return Err(anyhow!(
+            "--requests {}: the trace takes at least {:.1} GiB, more than the {:.1} GiB free in {}",
+            opts.requests,
+            least_bytes as f64 / f64::from(1u32 << 30),
+            free as f64 / f64::from(1u32 << 30),
+            dir.display()
+        ));
+    }
+    Ok(())
+}
+
+/// The soft limit on the size of a file this process writes, if any.
+fn file_size_limit() -> Option<u64> {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `lim` is a valid rlimit that the call fills in.
+    let rc = unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut lim) };
+    (rc == 0 && lim.rlim_cur != libc::RLIM_INFINITY).then_some(lim.rlim_cur)
+}
+
+/// Bytes an unprivileged writer may still use in the file system holding
+/// `dir`; `None` where it cannot be asked.
+fn free_bytes(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `path` is a NUL-terminated string and `st` a valid statvfs
+    // that the call fills in.
+    let rc = unsafe { libc::statvfs(path.as_ptr(), &mut st) };
+    (rc == 0).then(|| st.f_bavail.saturating_mul(st.f_frsize))
 }
 
 /// Where reader options come from, so that an error names what the user
@@ -115,6 +179,10 @@ pub fn reader_options(
         format_option: match names {
             OptionNames::Flags => "--format",
             OptionNames::Config => "workload.trace.format",
+        },
+        skip_option: match names {
+            OptionNames::Flags => "--skip-bad-lines",
+            OptionNames::Config => "workload.trace.skip_bad_lines",
         },
         ..ReaderOptions::default()
     };

@@ -202,11 +202,12 @@ pub(crate) fn detect_format(
     }
     Err(DetectFailure::Failed(format!(
         "cannot detect the trace format: no format ({}) accepts the first lines (line {}: `{}`){}; \
-         choose one with --format",
+         choose one with {}",
         names(&rejected),
         first_no,
         first_line,
-        hint
+        hint,
+        opts.format_option
     )))
 }
 

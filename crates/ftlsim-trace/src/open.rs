@@ -179,7 +179,14 @@ pub(crate) fn reader_for(
         )),
         Format::Libcachesim => text!(libcachesim::LibcachesimParser::new()),
         Format::Native => Box::new(native::NativeReader::new(input, file, codec, dev)),
-        Format::Vscsi => Box::new(vscsi::VscsiReader::new(input, file, codec, dev, skip)),
+        Format::Vscsi => Box::new(vscsi::VscsiReader::new(
+            input,
+            file,
+            codec,
+            dev,
+            skip,
+            opts.skip_option,
+        )),
     };
     Ok(reader)
 }

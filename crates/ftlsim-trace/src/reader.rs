@@ -228,6 +228,10 @@ pub struct ReaderOptions {
     /// error ("choose one with ..."): `--format` on the command line,
     /// `workload.trace.format` in a config.
     pub format_option: &'static str,
+    /// How the user skips bad records, for the advice in a record error:
+    /// `--skip-bad-lines` on the command line, `workload.trace.skip_bad_lines`
+    /// in a config.
+    pub skip_option: &'static str,
 }
 
 impl Default for ReaderOptions {
@@ -239,6 +243,7 @@ impl Default for ReaderOptions {
             skip_bad_lines: false,
             device: None,
             format_option: "--format",
+            skip_option: "--skip-bad-lines",
         }
     }
 }

@@ -285,6 +285,11 @@ impl StatsCollector {
     }
 }
 
+/// The largest read or write `trace stats` counts page by page: 2^20
+/// pages, 4 GiB at 4 KiB pages, far above what any block layer issues in
+/// one request (trims, counted without a walk, have no such bound).
+pub const MAX_DATA_REQUEST_PAGES: u64 = 1 << 20;
+
 impl TraceStats {
     /// Reads a whole trace and computes its statistics.
     pub fn from_reader(
@@ -294,6 +299,21 @@ impl TraceStats {
         let mut collector = StatsCollector::new(page_bytes);
         let mut rec = TraceRecord::default();
         while reader.next_record(&mut rec)? {
+            // The footprint is counted page by page; a read or write larger
+            // than any device queue takes (readers accept up to 1 TiB) would
+            // make that a walk of hundreds of millions of pages per request.
+            let (_, pages) = rec.page_span(u64::from(page_bytes));
+            if matches!(rec.op, TraceOp::Read | TraceOp::Write) && pages > MAX_DATA_REQUEST_PAGES {
+                return Err(TraceError::Line {
+                    file: reader.name().to_string(),
+                    line: reader.position(),
+                    error: crate::LineError::Other(format!(
+                        "a {} of {} bytes ({pages} pages): trace stats counts at most {MAX_DATA_REQUEST_PAGES} pages per read or write",
+                        if rec.op == TraceOp::Read { "read" } else { "write" },
+                        rec.length_bytes
+                    )),
+                });
+            }
             collector.add(&rec);
         }
         let mut stats = collector.finish();

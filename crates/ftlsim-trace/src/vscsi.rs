@@ -136,10 +136,7 @@ fn decode(version: VscsiVersion, b: &[u8], rec: &mut TraceRecord) -> Result<(), 
         .ok()
         .and_then(scsi_opcode)
         .ok_or_else(|| {
-            format!(
-                "SCSI opcode {cmd:#04x} is not a read, write, synchronize cache or unmap \
-                 (skip such records with --skip-bad-lines)"
-            )
+            format!("SCSI opcode {cmd:#04x} is not a read, write, synchronize cache or unmap")
         })?;
     let time_ns = ts
         .checked_mul(1_000)
@@ -171,6 +168,8 @@ pub struct VscsiReader {
     codec: Option<&'static str>,
     device: Option<u32>,
     skip_bad_lines: bool,
+    /// How the user skips bad records, named in a record error.
+    skip_option: &'static str,
     /// Known after the first call.
     version: Option<VscsiVersion>,
     buf: [u8; V2_RECORD_BYTES],
@@ -189,6 +188,7 @@ impl VscsiReader {
         codec: Option<&'static str>,
         device: Option<u32>,
         skip_bad_lines: bool,
+        skip_option: &'static str,
     ) -> Self {
         VscsiReader {
             input,
@@ -196,6 +196,7 @@ impl VscsiReader {
             codec,
             device,
             skip_bad_lines,
+            skip_option,
             version: None,
             buf: [0; V2_RECORD_BYTES],
             index: 0,
@@ -324,6 +325,7 @@ impl TraceReader for VscsiReader {
             }
             self.index += 1;
             if let Err(what) = decode(version, &self.buf[..size], rec) {
+                let what = format!("{what} (skip such records with {})", self.skip_option);
                 let err = self.bad(self.index, size, what);
                 // Structure problems (wrong version byte) are never skipped:
                 // everything after them would be garbage.

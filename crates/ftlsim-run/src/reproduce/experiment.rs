@@ -288,7 +288,7 @@ pub fn run_experiment(
             continue;
         }
         let (text, origin) = exp.config_text(i, w)?;
-        let table: toml::Table = toml::from_str(&text).map_err(|e| anyhow!("{origin}: {e}"))?;
+        let table = crate::load::parse_toml(&text, &origin)?;
         let trace = match &w.trace {
             None => None,
             Some(file) => {
