@@ -103,17 +103,20 @@ impl Leftover {
     }
 }
 
-/// Decodes mountinfo's octal escapes (`\040` for a space, ...).
-fn unescape(s: &str) -> String {
+/// Decodes the escapes of a kernel or util-linux listing: `prefix` then
+/// `digits` digits in `radix` stand for one byte (mountinfo: `\040`, octal;
+/// `losetup --raw`: `\x20`, hex).
+fn unescape_bytes(s: &str, prefix: &str, digits: usize, radix: u32) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'\\' && i + 4 <= b.len() {
-            let digits = std::str::from_utf8(&b[i + 1..i + 4]).unwrap_or("");
-            if let Ok(v) = u8::from_str_radix(digits, 8) {
+        let start = i + prefix.len();
+        if b[i..].starts_with(prefix.as_bytes()) && start + digits <= b.len() {
+            let code = std::str::from_utf8(&b[start..start + digits]).unwrap_or("");
+            if let Ok(v) = u8::from_str_radix(code, radix) {
                 out.push(v);
-                i += 4;
+                i = start + digits;
                 continue;
             }
         }
@@ -121,6 +124,11 @@ fn unescape(s: &str) -> String {
         i += 1;
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Decodes mountinfo's octal escapes (`\040` for a space, ...).
+fn unescape(s: &str) -> String {
+    unescape_bytes(s, "\\", 3, 8)
 }
 
 /// Parses mountinfo: "id parent maj:min root DIR options [optional...] -
@@ -155,22 +163,7 @@ impl Mount {
 /// Decodes `losetup --raw`'s `\xHH` escapes (it writes spaces, also the
 /// padding of a column, as `\x20`).
 fn unhex(field: &str) -> String {
-    let b = field.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\' && i + 4 <= b.len() && b[i + 1] == b'x' {
-            let digits = std::str::from_utf8(&b[i + 2..i + 4]).unwrap_or("");
-            if let Ok(v) = u8::from_str_radix(digits, 16) {
-                out.push(v);
-                i += 4;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    unescape_bytes(field, "\\x", 2, 16)
 }
 
 /// Parses `losetup -l -n --raw -O NAME,AUTOCLEAR,BACK-INO,BACK-MAJ:MIN,BACK-FILE`

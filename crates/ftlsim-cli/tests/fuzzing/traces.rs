@@ -13,19 +13,7 @@ use rand::Rng;
 use super::values::Rng64;
 
 /// Formats by their `--format` names.
-pub const FORMATS: &[&str] = &[
-    "msr",
-    "fiu",
-    "blkparse",
-    "disksim",
-    "spc",
-    "alibaba",
-    "tencent",
-    "fio",
-    "libcachesim",
-    "native",
-    "vscsi",
-];
+pub const FORMATS: &[&str] = &ftlsim_trace::Format::NAMES;
 
 /// Numbers in place of a field's typical value.
 const ODD_NUMBERS: &[&str] = &[
