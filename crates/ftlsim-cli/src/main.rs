@@ -161,7 +161,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 print!("{}", ftlsim_run::output::summary_table(&cfg, &report));
             }
             if let Some(dir) = out {
-                ftlsim_run::output::write_outputs(&dir, &report)?;
+                let about = ftlsim_run::output::RunAbout {
+                    config_path: config.clone(),
+                };
+                ftlsim_run::output::write_outputs(&dir, &cfg, &report, &about)?;
                 eprintln!("ftlsim: wrote {}", dir.display());
             }
             Ok(ExitCode::SUCCESS)

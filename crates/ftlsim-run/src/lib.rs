@@ -15,6 +15,8 @@ pub mod bench;
 pub mod crash;
 pub mod load;
 pub mod output;
+pub mod palette;
+pub mod panels;
 pub mod plot;
 pub mod reproduce;
 pub mod simulate;
