@@ -299,9 +299,11 @@ fn sharing_rows(r: &Report) -> Vec<(&'static str, String)> {
     rows
 }
 
-/// How a run's outputs were made, for the people who read them: the
-/// charts name the run from it.
+/// How a run's outputs were made, for the people who read them: index.html
+/// shows it, and the lifetime chart names the workload and variant from it.
 pub struct RunAbout {
+    /// The command line that made the outputs, as a shell takes it back.
+    pub command_line: String,
     /// The config file, when one was given.
     pub config_path: Option<std::path::PathBuf>,
 }
@@ -350,7 +352,8 @@ pub fn run_subject(cfg: &Config, report: &Report, about: &RunAbout) -> String {
     )
 }
 
-/// Writes summary.json, summary.csv, timeseries.csv and waf.svg into `dir` (and latency.csv, luns.csv, latency.svg for a timed run).
+/// Writes summary.json, summary.csv, timeseries.csv, waf.svg and index.html
+/// into `dir` (and latency.csv, luns.csv, latency.svg for a timed run).
 pub fn write_outputs(dir: &Path, cfg: &Config, report: &Report, about: &RunAbout) -> Result<()> {
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create output directory {}", dir.display()))?;
@@ -367,14 +370,22 @@ pub fn write_outputs(dir: &Path, cfg: &Config, report: &Report, about: &RunAbout
         write_csv(&dir.join("layers_timeseries.csv"), &report.layer_series)?;
     }
     let subject = run_subject(cfg, report, about);
-    plot_lifetimes(&dir.join("lifetime.svg"), report, &subject)?;
+    let mut charts = Vec::new();
+    if plot_lifetimes(&dir.join("lifetime.svg"), report, &subject)? {
+        charts.push("lifetime.svg");
+    }
     plot_waf(
         &dir.join("waf.svg"),
         &report.series,
         &report.layer_series,
         report.device.logical_pages,
         &subject,
-    )
+    )?;
+    charts.insert(0, "waf.svg");
+    if !report.latency_series.is_empty() {
+        charts.push("latency.svg");
+    }
+    crate::html::write_run_page(dir, cfg, report, about, &subject, &charts)
 }
 
 /// One row of layers.csv when a layer is a learned stream assigner: every

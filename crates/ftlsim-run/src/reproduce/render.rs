@@ -149,6 +149,7 @@ fn aligned(rows: &[Vec<String>], bar: Option<usize>) -> String {
 
 /// The results table's header and, per workload, its rows: the variant,
 /// the raw metrics, then the metrics relative to the workload's baseline.
+/// The terminal table and index.html both show it.
 pub(crate) fn result_rows(
     exp: &Experiment,
     results: &[WorkloadResult],
@@ -340,12 +341,14 @@ pub fn check_config_keys(exp: &Experiment, config: &ftlsim::Config) -> Result<()
 
 /// results.csv (one row per workload and variant: workload, variant, the
 /// config keys asked for, the normalized metrics, then every report field),
-/// results.json, summary.txt, and one SVG chart per charted metric.
+/// results.json, summary.txt, one SVG chart per charted metric, and
+/// index.html with all of them; `command_line` made them.
 pub fn write_outputs(
     dir: &Path,
     exp: &Experiment,
     results: &[WorkloadResult],
     quick: bool,
+    command_line: &str,
 ) -> Result<()> {
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create output directory {}", dir.display()))?;
@@ -368,20 +371,27 @@ pub fn write_outputs(
             .iter()
             .any(|s| s.name == name && s.lifetime_charts)
     };
+    let mut charts = Vec::new();
     for m in exp.spec.metrics.iter().filter(|m| m.chart) {
-        ratio_chart(&dir.join(format!("{}.svg", m.name)), exp, results, quick, m)?;
+        let name = format!("{}.svg", m.name);
+        if ratio_chart(&dir.join(&name), exp, results, quick, m)? {
+            charts.push(name);
+        }
     }
     for w in results.iter().filter(|w| charted(&w.name)) {
         for run in &w.runs {
-            let path = dir.join(format!("lifetime-{}-{}.svg", w.name, run.variant));
+            let name = format!("lifetime-{}-{}.svg", w.name, run.variant);
+            let path = dir.join(&name);
             let subject = format!(
                 "workload {} ({}), variant {}, seed {}",
                 w.name, w.title, run.variant, run.report.seed
             );
-            crate::output::plot_lifetimes(&path, &run.report, &subject)?;
+            if crate::output::plot_lifetimes(&path, &run.report, &subject)? {
+                charts.push(name);
+            }
         }
     }
-    Ok(())
+    crate::html::write_reproduce_page(dir, exp, results, quick, command_line, &charts)
 }
 
 /// The chart of one metric relative to each workload's baseline: a panel
