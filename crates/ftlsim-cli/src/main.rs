@@ -35,7 +35,7 @@ enum Command {
         /// Print one JSON object on stdout instead of the table.
         #[arg(long)]
         json: bool,
-        /// Write summary.json, summary.csv, timeseries.csv and waf.svg here.
+        /// Write summary.json, summary.csv, timeseries.csv, waf.svg and index.html here.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
         /// Run the invariant checker throughout the run (slow).
@@ -171,7 +171,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 print!("{}", ftlsim_run::output::summary_table(&cfg, &report));
             }
             if let Some(dir) = out {
-                ftlsim_run::output::write_outputs(&dir, &report, &inputs)?;
+                let about = ftlsim_run::output::RunAbout {
+                    command_line: command_line(),
+                    config_path: config.clone(),
+                };
+                ftlsim_run::output::write_outputs(&dir, &cfg, &report, &about, &inputs)?;
                 eprintln!("ftlsim: wrote {}", dir.display());
             }
             Ok(ExitCode::SUCCESS)
@@ -303,6 +307,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// This process's command line, quoted for a shell: index.html shows it
+/// so that a reader can make the same outputs again.
+pub(crate) fn command_line() -> String {
+    ftlsim_run::html::shell_words(std::env::args_os().map(|a| a.to_string_lossy().into_owned()))
 }
 
 fn main() -> ExitCode {

@@ -4,7 +4,8 @@
 //!
 //! * [`load`]: a config from TOML text, a file or a table, with `--set` overrides.
 //! * [`simulate`]: build the device (and host stack), open a trace source, run.
-//! * [`output`]: the summary table, JSON/CSV files and SVG plots.
+//! * [`output`]: the summary table, JSON/CSV files and SVG plots; [`html`]:
+//!   the same as one self-contained `index.html`.
 //! * [`reproduce`], [`validate`], [`validate_timing`], [`bench`]: experiments,
 //!   the analytical and queueing-theory validation and the throughput benchmark.
 //! * [`crash`]: power-cut sweeps against a reference model.
@@ -13,8 +14,11 @@
 
 pub mod bench;
 pub mod crash;
+pub mod html;
 pub mod load;
 pub mod output;
+pub mod palette;
+pub mod panels;
 pub mod plot;
 pub mod reproduce;
 pub mod simulate;

@@ -9,7 +9,9 @@ use ftlsim::{Config, Report};
 use ftlsim_trace::{check_not_input, write_via_temp};
 use plotters::prelude::{RGBColor, BLUE, RED};
 
-use crate::plot::{box_chart, line_chart, ChartSpec, Line, Marker, QuartileBox, YScale};
+use crate::plot::{
+    box_chart, line_chart, BoxChartSpec, BoxSeries, BoxSlot, ChartSpec, Line, Marker, YScale,
+};
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or_else(|| "-".to_string(), |x| x.to_string())
@@ -311,7 +313,7 @@ fn sharing_rows(r: &Report) -> Vec<(&'static str, String)> {
 }
 
 /// Every file `ftlsim run --out DIR` may write.
-const OUTPUT_FILES: [&str; 12] = [
+const OUTPUT_FILES: [&str; 13] = [
     "summary.json",
     "summary.csv",
     "layers.csv",
@@ -324,6 +326,7 @@ const OUTPUT_FILES: [&str; 12] = [
     "luns.csv",
     "channels.csv",
     "latency.svg",
+    "index.html",
 ];
 
 /// An error when an output `write_outputs` may write into `dir` is one of
@@ -336,11 +339,71 @@ pub fn check_outputs(dir: &Path, inputs: &[&Path]) -> Result<()> {
     Ok(())
 }
 
-/// Writes summary.json, summary.csv, timeseries.csv and waf.svg into `dir`
-/// (and latency.csv, luns.csv, latency.svg for a timed run). None of them
-/// may be one of `inputs` (the config, the trace); each is written beside
-/// its place and renamed into it, so a failure leaves earlier files whole.
-pub fn write_outputs(dir: &Path, report: &Report, inputs: &[&Path]) -> Result<()> {
+/// How a run's outputs were made, for the people who read them: index.html
+/// shows it, and the lifetime chart names the workload and variant from it.
+pub struct RunAbout {
+    /// The command line that made the outputs, as a shell takes it back.
+    pub command_line: String,
+    /// The config file, when one was given.
+    pub config_path: Option<std::path::PathBuf>,
+}
+
+/// The workload and the variant (host layers, streams) of a run, in one
+/// line: what a chart of the run shows.
+pub fn run_subject(cfg: &Config, report: &Report, about: &RunAbout) -> String {
+    let workload = if cfg.workload.kind == ftlsim::config::WorkloadType::Trace {
+        let path = &cfg.workload.trace.path;
+        let name = Path::new(path)
+            .file_name()
+            .map_or_else(|| path.clone(), |n| n.to_string_lossy().into_owned());
+        format!("trace {name}")
+    } else {
+        config_name(&cfg.workload.kind)
+    };
+    let layers: Vec<&str> = report
+        .layers
+        .iter()
+        .take(report.layers.len().saturating_sub(1))
+        .map(|l| l.name.as_str())
+        .collect();
+    let stack = if layers.is_empty() {
+        "no host layers".to_string()
+    } else {
+        format!("host layers {}", layers.join(" > "))
+    };
+    let mut streams = format!(
+        "{} stream{}",
+        cfg.ftl.streams,
+        if cfg.ftl.streams == 1 { "" } else { "s" }
+    );
+    if cfg.ftl.internal_streams {
+        streams += " + internal streams";
+    }
+    if cfg.ftl.fdp {
+        streams += " (FDP)";
+    }
+    let config = about.config_path.as_ref().map_or_else(
+        || "built-in defaults".to_string(),
+        |p| p.display().to_string(),
+    );
+    format!(
+        "{config}: workload {workload}, {stack}, {streams}, seed {}",
+        report.seed
+    )
+}
+
+/// Writes summary.json, summary.csv, timeseries.csv, waf.svg and index.html
+/// into `dir` (and latency.csv, luns.csv, latency.svg for a timed run).
+/// None of them may be one of `inputs` (the config, the trace); each is
+/// written beside its place and renamed into it, so a failure leaves
+/// earlier files whole.
+pub fn write_outputs(
+    dir: &Path,
+    cfg: &Config,
+    report: &Report,
+    about: &RunAbout,
+    inputs: &[&Path],
+) -> Result<()> {
     check_outputs(dir, inputs)?;
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create output directory {}", dir.display()))?;
@@ -361,15 +424,32 @@ pub fn write_outputs(dir: &Path, report: &Report, inputs: &[&Path]) -> Result<()
             write_csv(p, &report.layer_series)
         })?;
     }
-    out("lifetime.svg", &|p| plot_lifetimes(p, report))?;
+    let subject = run_subject(cfg, report, about);
+    let mut charts = vec!["waf.svg"];
+    let drew_lifetimes = std::cell::Cell::new(false);
+    out("lifetime.svg", &|p| {
+        drew_lifetimes.set(plot_lifetimes(p, report, &subject)?);
+        Ok(())
+    })?;
+    if drew_lifetimes.get() {
+        charts.push("lifetime.svg");
+    } else {
+        // Nothing to draw: no file, rather than the empty one the rename made.
+        let _ = std::fs::remove_file(dir.join("lifetime.svg"));
+    }
     out("waf.svg", &|p| {
         plot_waf(
             p,
             &report.series,
             &report.layer_series,
             report.device.logical_pages,
+            &subject,
         )
-    })
+    })?;
+    if !report.latency_series.is_empty() {
+        charts.push("latency.svg");
+    }
+    crate::html::write_run_page(dir, cfg, report, about, &subject, &charts, inputs)
 }
 
 /// One row of layers.csv when a layer is a learned stream assigner: every
@@ -473,39 +553,54 @@ fn phase_markers(series: &[SeriesRow], x: impl Fn(&SeriesRow) -> f64) -> Vec<Mar
 }
 
 /// Per-stream page lifetimes as boxes (host and internal streams), when
-/// the report has them (several streams or internal streams).
-/// Draws nothing when no stream has lifetimes.
-pub(crate) fn plot_lifetimes(path: &Path, report: &Report) -> Result<()> {
-    let mut boxes = Vec::new();
-    for s in &report.streams {
-        let host = [s.lifetime_p25, s.lifetime_p50, s.lifetime_p75];
-        let internal = [
-            s.internal_lifetime_p25,
-            s.internal_lifetime_p50,
-            s.internal_lifetime_p75,
-        ];
-        for (label, q, color) in [
-            (format!("stream {}", s.stream), host, BLUE),
-            (format!("internal {}", s.stream), internal, RED),
-        ] {
-            if let [Some(a), Some(b), Some(c)] = q {
-                boxes.push(QuartileBox {
-                    label,
-                    color,
-                    quartiles: [a as f64, b as f64, c as f64],
-                });
+/// the report has them (several streams or internal streams); `subject`
+/// (the workload and variant) goes under the title. Draws nothing and
+/// returns false when no stream has lifetimes.
+pub(crate) fn plot_lifetimes(path: &Path, report: &Report, subject: &str) -> Result<bool> {
+    let slots: Vec<BoxSlot> = report
+        .streams
+        .iter()
+        .map(|s| {
+            let q = |q: [Option<u64>; 3]| match q {
+                [Some(a), Some(b), Some(c)] => Some([a as f64, b as f64, c as f64]),
+                _ => None,
+            };
+            BoxSlot {
+                label: format!("stream {}", s.stream),
+                quartiles: vec![
+                    q([s.lifetime_p25, s.lifetime_p50, s.lifetime_p75]),
+                    q([
+                        s.internal_lifetime_p25,
+                        s.internal_lifetime_p50,
+                        s.internal_lifetime_p75,
+                    ]),
+                ],
             }
-        }
+        })
+        .collect();
+    if slots
+        .iter()
+        .all(|s| s.quartiles.iter().all(Option::is_none))
+    {
+        return Ok(false);
     }
-    if boxes.is_empty() {
-        return Ok(());
-    }
-    box_chart(
-        path,
-        "page lifetime by stream (p25, p50, p75)",
-        "host page writes from write to death",
-        &boxes,
-    )
+    let series = [
+        BoxSeries {
+            name: "host writes (blocks of the stream's host frontier)".into(),
+            color: BLUE,
+        },
+        BoxSeries {
+            name: "GC copies (its internal stream / GC frontier)".into(),
+            color: RED,
+        },
+    ];
+    let spec = BoxChartSpec {
+        title: "Page lifetime by stream: p25 to p75, line at the median",
+        subtitle: subject,
+        y_desc: "host page writes from write to death",
+    };
+    box_chart(path, &spec, &series, &slots)?;
+    Ok(true)
 }
 
 /// Colors of the per-layer lines (the device's WAF lines are blue and red).
@@ -517,12 +612,14 @@ const LAYER_COLORS: [RGBColor; 4] = [
 ];
 
 /// WAF per window and cumulative measured WAF against host writes in drive
-/// writes; with host layers, each layer's WA per window too.
+/// writes; with host layers, each layer's WA per window too. `subtitle`
+/// names the run (workload, variant).
 pub fn plot_waf(
     path: &Path,
     series: &[SeriesRow],
     layer_series: &[LayerSeriesRow],
     logical_pages: u64,
+    subtitle: &str,
 ) -> Result<()> {
     let x = |r: &SeriesRow| r.host_write_pages as f64 / logical_pages.max(1) as f64;
     let mut lines = vec![
@@ -564,6 +661,7 @@ pub fn plot_waf(
     let markers = phase_markers(series, x);
     let spec = ChartSpec {
         title: "WAF over time",
+        subtitle,
         x_desc: "host writes (x logical capacity)",
         y_desc: "WAF",
         y_scale: YScale::Linear,

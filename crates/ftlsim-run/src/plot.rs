@@ -5,6 +5,7 @@ use std::path::Path;
 use anyhow::Result;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// One line of a line chart.
 pub struct Line {
@@ -33,6 +34,8 @@ pub struct Marker {
 /// What a chart says besides its lines.
 pub struct ChartSpec<'a> {
     pub title: &'a str,
+    /// Under the title: what the chart shows (workload, variant); empty for none.
+    pub subtitle: &'a str,
     pub x_desc: &'a str,
     pub y_desc: &'a str,
     pub y_scale: YScale,
@@ -40,7 +43,7 @@ pub struct ChartSpec<'a> {
 }
 
 /// A tick label without float noise: 0.01, 0.5, 1.25, 10000.
-fn tick_label(v: f64) -> String {
+pub(crate) fn tick_label(v: f64) -> String {
     let decimals = if v == 0.0 || v.abs() >= 1.0 {
         2
     } else {
@@ -139,8 +142,33 @@ where
     Y::CoordDescType: ValueFormatter<f64>,
 {
     root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(root)
-        .caption(spec.title, ("sans-serif", 22))
+    let mut builder = ChartBuilder::on(root);
+    let body;
+    if spec.subtitle.is_empty() {
+        builder.caption(spec.title, ("sans-serif", 22));
+    } else {
+        // Title and subtitle by hand: plotters' caption has one line.
+        let (width, height) = root.dim_in_pixel();
+        let center = Pos::new(HPos::Center, VPos::Top);
+        root.draw(&Text::new(
+            spec.title,
+            (width as i32 / 2, 10),
+            TextStyle::from(("sans-serif", 22).into_font()).pos(center),
+        ))?;
+        root.draw(&Text::new(
+            spec.subtitle,
+            (width as i32 / 2, 38),
+            ("sans-serif", 13)
+                .into_font()
+                .color(&RGBColor(70, 70, 70))
+                .pos(center),
+        ))?;
+        body = root
+            .clone()
+            .shrink((0, 50), (width, height.saturating_sub(50)));
+        builder = ChartBuilder::on(&body);
+    }
+    let mut chart = builder
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(60)
@@ -178,68 +206,144 @@ where
     Ok(())
 }
 
-/// One box of a box chart: quartiles of a positive quantity.
-pub struct QuartileBox {
-    pub label: String,
+/// One series of a box chart: its name in the legend and its colour.
+pub struct BoxSeries {
+    pub name: String,
     pub color: RGBColor,
-    /// p25, p50, p75.
-    pub quartiles: [f64; 3],
 }
 
-/// An SVG box chart on a log y axis: one box per entry, from its 25th to
-/// its 75th percentile, with a line at the median.
-pub fn box_chart(path: &Path, title: &str, y_desc: &str, boxes: &[QuartileBox]) -> Result<()> {
-    let positive = |b: &&QuartileBox| b.quartiles.iter().all(|&q| q > 0.0 && q.is_finite());
-    let boxes: Vec<&QuartileBox> = boxes.iter().filter(positive).collect();
-    let lo = boxes
+/// One place on a box chart's x axis, with a box per series side by side.
+pub struct BoxSlot {
+    pub label: String,
+    /// p25, p50, p75 of each series (`None`: no box); positive values only.
+    pub quartiles: Vec<Option<[f64; 3]>>,
+}
+
+/// What a box chart says besides its boxes.
+pub struct BoxChartSpec<'a> {
+    pub title: &'a str,
+    /// Under the title: what the chart shows (workload, variant).
+    pub subtitle: &'a str,
+    pub y_desc: &'a str,
+}
+
+/// An SVG box chart on a log y axis: per slot one box per series, from its
+/// 25th to its 75th percentile with a line at the median, the slot named
+/// under the axis and the series in a legend above the plot. Names sit on
+/// the axis, not over the boxes, where neighbours' names overlapped and
+/// the last one ran off the edge.
+pub fn box_chart(
+    path: &Path,
+    spec: &BoxChartSpec,
+    series: &[BoxSeries],
+    slots: &[BoxSlot],
+) -> Result<()> {
+    let valid =
+        |q: &Option<[f64; 3]>| q.is_some_and(|q| q.iter().all(|&v| v > 0.0 && v.is_finite()));
+    let slots: Vec<&BoxSlot> = slots
         .iter()
-        .map(|b| b.quartiles[0])
-        .fold(f64::INFINITY, f64::min);
-    let hi = boxes.iter().map(|b| b.quartiles[2]).fold(0.0, f64::max);
-    let (lo, hi) = if boxes.is_empty() {
-        (1.0, 10.0)
-    } else {
+        .filter(|s| s.quartiles.iter().any(valid))
+        .collect();
+    // Only the series that have a box somewhere take room and a legend entry.
+    let shown: Vec<usize> = (0..series.len())
+        .filter(|&k| slots.iter().any(|s| s.quartiles.get(k).is_some_and(valid)))
+        .collect();
+    let quartiles = || {
+        slots
+            .iter()
+            .flat_map(|s| s.quartiles.iter().filter(|q| valid(q)).flatten())
+    };
+    let lo = quartiles().map(|q| q[0]).fold(f64::INFINITY, f64::min);
+    let hi = quartiles().map(|q| q[2]).fold(0.0, f64::max);
+    let (lo, hi) = if lo.is_finite() {
         (
             10f64.powf(lo.log10().floor()),
             10f64.powf(hi.log10().ceil().max(lo.log10().floor() + 1.0)),
         )
+    } else {
+        (1.0, 10.0)
     };
+    let slot_px = 26 * shown.len().max(1) as u32 + 24;
+    let width = (110 + slot_px * slots.len() as u32).max(900);
+    let (height, top) = (560u32, 70u32);
     let draw = || -> PlotResult {
-        let root = SVGBackend::new(path, (900, 520)).into_drawing_area();
+        let root = SVGBackend::new(path, (width, height)).into_drawing_area();
         root.fill(&WHITE)?;
-        let n = boxes.len().max(1);
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 22))
+        let center = Pos::new(HPos::Center, VPos::Top);
+        root.draw(&Text::new(
+            spec.title.to_string(),
+            (width as i32 / 2, 8),
+            TextStyle::from(("sans-serif", 20).into_font()).pos(center),
+        ))?;
+        root.draw(&Text::new(
+            spec.subtitle.to_string(),
+            (width as i32 / 2, 34),
+            ("sans-serif", 13)
+                .into_font()
+                .color(&RGBColor(70, 70, 70))
+                .pos(center),
+        ))?;
+        // The legend, right-aligned above the plot.
+        let mut x = width as i32 - 16;
+        for &k in shown.iter().rev() {
+            let s = &series[k];
+            x -= (s.name.chars().count() as f64 * 7.0) as i32 + 30;
+            root.draw(&Rectangle::new(
+                [(x, 54), (x + 14, 66)],
+                s.color.mix(0.35).filled(),
+            ))?;
+            root.draw(&Rectangle::new(
+                [(x, 54), (x + 14, 66)],
+                s.color.stroke_width(2),
+            ))?;
+            root.draw(&Text::new(s.name.clone(), (x + 20, 53), ("sans-serif", 13)))?;
+        }
+        let body = root.clone().shrink((0, top), (width, height - top));
+        // At least six slots' room, the slots centred: one stream's box
+        // is a box, not a wall.
+        let span = slots.len().max(6) as f64;
+        let offset = (span - slots.len() as f64) / 2.0;
+        let mut chart = ChartBuilder::on(&body)
             .margin(12)
-            .x_label_area_size(40)
+            .x_label_area_size(30)
             .y_label_area_size(70)
-            .build_cartesian_2d(0.0..n as f64, (lo..hi).log_scale())?;
+            .build_cartesian_2d(0.0..span, (lo..hi).log_scale())?;
         chart
             .configure_mesh()
             .disable_x_mesh()
             .x_labels(0)
-            .y_desc(y_desc)
+            .y_desc(spec.y_desc)
             .y_label_formatter(&|v| tick_label(*v))
             .draw()?;
-        for (i, b) in boxes.iter().enumerate() {
-            let (x0, x1) = (i as f64 + 0.2, i as f64 + 0.8);
-            let [p25, p50, p75] = b.quartiles;
-            chart.draw_series(std::iter::once(Rectangle::new(
-                [(x0, p25), (x1, p75)],
-                b.color.mix(0.35).filled(),
-            )))?;
-            chart.draw_series(std::iter::once(Rectangle::new(
-                [(x0, p25), (x1, p75)],
-                b.color.stroke_width(2),
-            )))?;
-            chart.draw_series(std::iter::once(PathElement::new(
-                vec![(x0, p50), (x1, p50)],
-                BLACK.stroke_width(2),
-            )))?;
-            // The box's name just above it.
-            chart.draw_series(std::iter::once(
-                EmptyElement::at((x0, p75))
-                    + Text::new(b.label.clone(), (0, -18), ("sans-serif", 14).into_font()),
+        let w = 0.8 / shown.len().max(1) as f64;
+        for (i, slot) in slots.iter().enumerate() {
+            for (j, &k) in shown.iter().enumerate() {
+                let Some([p25, p50, p75]) =
+                    slot.quartiles.get(k).filter(|q| valid(q)).and_then(|q| *q)
+                else {
+                    continue;
+                };
+                let color = series[k].color;
+                let x0 = offset + i as f64 + 0.1 + j as f64 * w + w * 0.08;
+                let x1 = x0 + w * 0.84;
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(x0, p25), (x1, p75)],
+                    color.mix(0.35).filled(),
+                )))?;
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(x0, p25), (x1, p75)],
+                    color.stroke_width(2),
+                )))?;
+                chart.draw_series(std::iter::once(PathElement::new(
+                    vec![(x0, p50), (x1, p50)],
+                    BLACK.stroke_width(2),
+                )))?;
+            }
+            let (px, py) = chart.backend_coord(&(offset + i as f64 + 0.5, lo));
+            root.draw(&Text::new(
+                slot.label.clone(),
+                (px, py + 8),
+                TextStyle::from(("sans-serif", 13).into_font()).pos(center),
             ))?;
         }
         root.present()?;

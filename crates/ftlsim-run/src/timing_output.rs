@@ -203,6 +203,7 @@ pub fn plot_latency(path: &Path, series: &[LatencyRow]) -> Result<()> {
         .collect();
     let spec = ChartSpec {
         title: "Latency over time",
+        subtitle: "",
         x_desc: "simulated time (ms)",
         y_desc: "latency (us, log scale)",
         y_scale: YScale::Log,
@@ -222,6 +223,7 @@ pub fn plot_latency(path: &Path, series: &[LatencyRow]) -> Result<()> {
     ];
     let rate_spec = ChartSpec {
         title: "Offered and served IOPS",
+        subtitle: "",
         x_desc: "simulated time (ms)",
         y_desc: "requests per second",
         y_scale: YScale::Linear,

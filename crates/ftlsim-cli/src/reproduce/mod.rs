@@ -19,7 +19,7 @@ pub struct ReproduceArgs {
     /// Print `{"experiment": NAME, "workloads": {WORKLOAD: {VARIANT: report}}}` instead of the table.
     #[arg(long)]
     json: bool,
-    /// Write results.csv, results.json, summary.txt and SVG bar charts here.
+    /// Write results.csv, results.json, summary.txt, SVG charts and index.html here.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Override a config key in every run, e.g. --set workload.seed=7 (repeatable).
@@ -61,7 +61,7 @@ pub fn run(args: ReproduceArgs) -> Result<ExitCode> {
         print!("{}", render::render(&exp, &results, opts.quick));
     }
     if let Some(dir) = &args.out {
-        render::write_outputs(dir, &exp, &results, opts.quick)?;
+        render::write_outputs(dir, &exp, &results, opts.quick, &crate::command_line())?;
         eprintln!("ftlsim: wrote {}", dir.display());
     }
     Ok(ExitCode::SUCCESS)

@@ -23,6 +23,8 @@ pub struct Experiment {
     pub spec: Spec,
     /// The experiment file, for messages.
     pub origin: String,
+    /// The experiment file's text as it was read (index.html shows it).
+    pub text: String,
     source: Source,
 }
 
@@ -33,6 +35,7 @@ pub fn load(name_or_path: &str) -> Result<Experiment> {
         return Ok(Experiment {
             spec: Spec::parse(text, path)?,
             origin: path.to_string(),
+            text: text.to_string(),
             source: Source::BuiltIn(b),
         });
     }
@@ -51,6 +54,7 @@ pub fn load(name_or_path: &str) -> Result<Experiment> {
     Ok(Experiment {
         spec: Spec::parse(&text, &origin)?,
         origin,
+        text,
         source: Source::Dir(path.parent().unwrap_or(Path::new("")).to_path_buf()),
     })
 }
@@ -73,7 +77,7 @@ fn normalize(path: &Path) -> PathBuf {
 
 impl Experiment {
     /// The text of workload `i`'s config, and the name to report it by.
-    fn config_text(&self, i: usize, w: &WorkloadSpec) -> Result<(String, String)> {
+    pub(crate) fn config_text(&self, i: usize, w: &WorkloadSpec) -> Result<(String, String)> {
         let key = format!("{}: key `workloads[{i}].config`", self.origin);
         match &self.source {
             Source::BuiltIn(b) => {

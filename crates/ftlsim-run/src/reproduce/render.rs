@@ -4,14 +4,15 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result};
 use ftlsim::config::WorkloadType;
 use ftlsim_trace::write_via_temp;
-use plotters::prelude::*;
+use plotters::style::BLACK;
 use serde_json::Value;
 
 use super::experiment::{Experiment, WorkloadResult};
 use super::spec::{Claim, Format, MetricSpec, ReferenceRow};
+use crate::panels::{ratio_panels, Bar, Panel, PanelsSpec};
 
 /// `{"experiment": NAME, "workloads": {WORKLOAD: {VARIANT: report}}}`.
 pub fn to_json(exp: &Experiment, results: &[WorkloadResult]) -> Value {
@@ -71,7 +72,7 @@ fn config_value(config: &Value, key: &str) -> Option<String> {
 }
 
 /// The device and the phases of the first synthetic workload, and the size.
-fn setup_line(exp: &Experiment, results: &[WorkloadResult], quick: bool) -> String {
+pub(crate) fn setup_line(exp: &Experiment, results: &[WorkloadResult], quick: bool) -> String {
     let Some(run) = results
         .iter()
         .flat_map(|w| w.runs.first())
@@ -147,37 +148,62 @@ fn aligned(rows: &[Vec<String>], bar: Option<usize>) -> String {
     s
 }
 
-/// The terminal table: per workload and variant, then the paper
-/// comparison, then the claims.
-pub fn render(exp: &Experiment, results: &[WorkloadResult], quick: bool) -> String {
+/// The results table's header and, per workload, its rows: the variant,
+/// the raw metrics, then the metrics relative to the workload's baseline.
+/// The terminal table and index.html both show it.
+pub(crate) fn result_rows(
+    exp: &Experiment,
+    results: &[WorkloadResult],
+) -> (Vec<String>, Vec<Vec<Vec<String>>>) {
     let spec = &exp.spec;
-    let mut s = setup_line(exp, results, quick);
     let raw: Vec<&MetricSpec> = spec.metrics.iter().filter(|m| m.column.is_some()).collect();
     let norm: Vec<&MetricSpec> = spec
         .metrics
         .iter()
         .filter(|m| m.normalized.is_some())
         .collect();
-    // One set of widths for every workload's table, so that they line up.
     let mut header = vec!["variant".to_string()];
     header.extend(raw.iter().map(|m| m.column.clone().unwrap_or_default()));
     header.extend(
         norm.iter()
             .map(|m| m.normalized.clone().unwrap_or_default()),
     );
+    let rows = results
+        .iter()
+        .map(|w| {
+            w.runs
+                .iter()
+                .map(|run| {
+                    let mut row = vec![run.variant.clone()];
+                    row.extend(raw.iter().map(|m| formatted(m, m.of(run))));
+                    row.extend(norm.iter().map(|m| {
+                        m.ratio(w, &run.variant, &w.baseline)
+                            .map_or_else(|| "-".into(), |x| format!("{x:.3}"))
+                    }));
+                    row
+                })
+                .collect()
+        })
+        .collect();
+    (header, rows)
+}
+
+/// The terminal table: per workload and variant, then the paper
+/// comparison, then the claims.
+pub fn render(exp: &Experiment, results: &[WorkloadResult], quick: bool) -> String {
+    let spec = &exp.spec;
+    let mut s = setup_line(exp, results, quick);
+    let raw = spec.metrics.iter().filter(|m| m.column.is_some()).count();
+    let norm = spec
+        .metrics
+        .iter()
+        .filter(|m| m.normalized.is_some())
+        .count();
+    // One set of widths for every workload's table, so that they line up.
+    let (header, per_workload) = result_rows(exp, results);
     let mut rows = vec![header];
-    for w in results {
-        for run in &w.runs {
-            let mut row = vec![run.variant.clone()];
-            row.extend(raw.iter().map(|m| formatted(m, m.of(run))));
-            row.extend(norm.iter().map(|m| {
-                m.ratio(w, &run.variant, &w.baseline)
-                    .map_or_else(|| "-".into(), |x| format!("{x:.3}"))
-            }));
-            rows.push(row);
-        }
-    }
-    let bar = (!norm.is_empty()).then_some(1 + raw.len());
+    rows.extend(per_workload.into_iter().flatten());
+    let bar = (norm > 0).then_some(1 + raw);
     let table = aligned(&rows, bar);
     let mut lines = table.lines();
     let header_line = lines.next().unwrap_or("");
@@ -213,11 +239,13 @@ fn reference_cells(exp: &Experiment, row: &ReferenceRow, w: Option<&WorkloadResu
     }
 }
 
-/// Our numbers next to the paper's, one column per workload.
-fn reference_table(exp: &Experiment, results: &[WorkloadResult]) -> String {
-    let Some(reference) = &exp.spec.reference else {
-        return String::new();
-    };
+/// Our numbers next to the paper's, one column per workload: the header
+/// row first; `None` when the experiment has no reference.
+pub(crate) fn reference_rows(
+    exp: &Experiment,
+    results: &[WorkloadResult],
+) -> Option<Vec<Vec<String>>> {
+    let reference = exp.spec.reference.as_ref()?;
     let mut rows = vec![{
         let mut h = vec![reference.title.clone(), "paper".to_string()];
         h.extend(results.iter().map(|w| w.name.clone()));
@@ -228,7 +256,13 @@ fn reference_table(exp: &Experiment, results: &[WorkloadResult]) -> String {
         cells.extend(results.iter().map(|w| reference_cells(exp, row, Some(w))));
         rows.push(cells);
     }
-    format!("\n{}", aligned(&rows, None))
+    Some(rows)
+}
+
+/// The reference rows as aligned text.
+fn reference_table(exp: &Experiment, results: &[WorkloadResult]) -> String {
+    reference_rows(exp, results)
+        .map_or_else(String::new, |rows| format!("\n{}", aligned(&rows, None)))
 }
 
 /// Whether a claim holds on a workload's results.
@@ -308,14 +342,16 @@ pub fn check_config_keys(exp: &Experiment, config: &ftlsim::Config) -> Result<()
 
 /// results.csv (one row per workload and variant: workload, variant, the
 /// config keys asked for, the normalized metrics, then every report field),
-/// results.json, summary.txt, and one SVG bar chart per charted metric.
-/// None may be a file the experiment read (its file, configs, traces);
-/// each is written beside its place and renamed into it when whole.
+/// results.json, summary.txt, one SVG chart per charted metric, and
+/// index.html with all of them; `command_line` made them. None may be a
+/// file the experiment read (its file, configs, traces); each is written
+/// beside its place and renamed into it when whole.
 pub fn write_outputs(
     dir: &Path,
     exp: &Experiment,
     results: &[WorkloadResult],
     quick: bool,
+    command_line: &str,
 ) -> Result<()> {
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create output directory {}", dir.display()))?;
@@ -349,40 +385,126 @@ pub fn write_outputs(
             .iter()
             .any(|s| s.name == name && s.lifetime_charts)
     };
+    // A chart with nothing to draw leaves no file (nor the empty one the
+    // rename into place would make).
+    let drawn = |path: &Path, draw: &dyn Fn(&Path) -> Result<bool>| -> Result<bool> {
+        let drew = std::cell::Cell::new(false);
+        out(path, &|p| {
+            drew.set(draw(p)?);
+            Ok(())
+        })?;
+        if !drew.get() {
+            let _ = std::fs::remove_file(path);
+        }
+        Ok(drew.get())
+    };
+    let mut charts = Vec::new();
+    for m in exp.spec.metrics.iter().filter(|m| m.chart) {
+        let name = format!("{}.svg", m.name);
+        if drawn(&dir.join(&name), &|p| ratio_chart(p, exp, results, quick, m))? {
+            charts.push(name);
+        }
+    }
     for w in results.iter().filter(|w| charted(&w.name)) {
         for run in &w.runs {
-            let path = dir.join(format!("lifetime-{}-{}.svg", w.name, run.variant));
-            out(&path, &|p| crate::output::plot_lifetimes(p, &run.report))?;
+            let name = format!("lifetime-{}-{}.svg", w.name, run.variant);
+            let path = dir.join(&name);
+            let subject = format!(
+                "workload {} ({}), variant {}, seed {}",
+                w.name, w.title, run.variant, run.report.seed
+            );
+            if drawn(&path, &|p| {
+                crate::output::plot_lifetimes(p, &run.report, &subject)
+            })? {
+                charts.push(name);
+            }
         }
     }
-    let variants: Vec<&str> = exp.spec.variants.iter().map(|v| v.name.as_str()).collect();
-    for m in exp.spec.metrics.iter().filter(|m| m.chart) {
-        let values: Vec<Vec<Option<f64>>> = results
+    crate::html::write_reproduce_page(dir, exp, results, quick, command_line, &charts)
+}
+
+/// The chart of one metric relative to each workload's baseline: a panel
+/// per workload with the variants it ran (crate::panels). Left out, and
+/// false returned, when the metric is undefined everywhere (IOPS of an
+/// untimed grid).
+fn ratio_chart(
+    path: &Path,
+    exp: &Experiment,
+    results: &[WorkloadResult],
+    quick: bool,
+    m: &MetricSpec,
+) -> Result<bool> {
+    // One colour per variant of the chart, never repeated, the same in
+    // every panel.
+    let names: Vec<&str> = exp
+        .spec
+        .variants
+        .iter()
+        .map(|v| v.name.as_str())
+        .filter(|v| results.iter().any(|w| w.get(v).is_some()))
+        .collect();
+    let colors = crate::palette::distinct(names.len());
+    let color = |v: &str| {
+        names
             .iter()
-            .map(|w| {
-                variants
-                    .iter()
-                    .map(|v| m.ratio(w, v, &w.baseline))
-                    .collect()
+            .position(|n| *n == v)
+            .map_or(BLACK, |i| colors[i])
+    };
+    let mut panels = Vec::new();
+    let mut undefined = Vec::new();
+    for w in results {
+        let bars: Vec<Bar> = w
+            .runs
+            .iter()
+            .map(|r| Bar {
+                label: r.variant.clone(),
+                value: m.ratio(w, &r.variant, &w.baseline),
+                color: color(&r.variant),
+                reference: r.variant == w.baseline,
             })
             .collect();
-        if values.iter().flatten().all(Option::is_none) {
+        if bars.iter().all(|b| b.value.is_none()) {
+            undefined.push(w.name.as_str());
             continue;
         }
-        let path = dir.join(format!("{}.svg", m.name));
-        let names: Vec<&str> = results.iter().map(|w| w.name.as_str()).collect();
-        out(&path, &|p| {
-            bar_chart(
-                p,
-                &format!("{}, normalized to {}", m.label, exp.spec.baseline),
-                &format!("relative to {}", exp.spec.baseline),
-                &names,
-                &variants,
-                &values,
-            )
-        })?;
+        panels.push(Panel {
+            title: w.name.clone(),
+            subtitle: format!("{} relative to {}", m.label, w.baseline),
+            bars,
+        });
     }
-    Ok(())
+    if panels.is_empty() {
+        return Ok(false);
+    }
+    let mut baselines: Vec<&str> = results.iter().map(|w| w.baseline.as_str()).collect();
+    baselines.sort_unstable();
+    baselines.dedup();
+    let against = match baselines.as_slice() {
+        [one] => format!("relative to {one}"),
+        _ => "relative to each workload's baseline".to_string(),
+    };
+    let title = format!(
+        "{}{}: {} {against}",
+        exp.spec.name,
+        if quick { " --quick" } else { "" },
+        m.label
+    );
+    let note = if undefined.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "not shown ({} undefined): {}",
+            m.label,
+            undefined.join(", ")
+        )
+    };
+    let spec = PanelsSpec {
+        title: &title,
+        x_desc: "bars run from 1 (the workload's baseline, in bold) to the variant's ratio; value at the right",
+        note: &note,
+    };
+    ratio_panels(path, &spec, &panels)?;
+    Ok(true)
 }
 
 /// A CSV field, quoted when it must be.
@@ -452,93 +574,4 @@ fn csv_text(exp: &Experiment, results: &[WorkloadResult]) -> Result<String> {
         }
     }
     Ok(out)
-}
-
-fn variant_color(i: usize) -> RGBColor {
-    const COLORS: [RGBColor; 8] = [
-        RGBColor(130, 130, 130),
-        RGBColor(31, 119, 180),
-        RGBColor(214, 39, 40),
-        RGBColor(44, 160, 44),
-        RGBColor(255, 127, 14),
-        RGBColor(148, 103, 189),
-        RGBColor(140, 86, 75),
-        RGBColor(23, 190, 207),
-    ];
-    COLORS[i % COLORS.len()]
-}
-
-/// Grouped bars: one group per workload (centered on its index), one bar per variant.
-fn bar_chart(
-    path: &Path,
-    title: &str,
-    y_desc: &str,
-    groups: &[&str],
-    variants: &[&str],
-    values: &[Vec<Option<f64>>],
-) -> Result<()> {
-    let n_groups = groups.len();
-    let y_max = values
-        .iter()
-        .flatten()
-        .flatten()
-        .copied()
-        .fold(1.0f64, f64::max)
-        * 1.4; // headroom for the legend
-    let root = SVGBackend::new(path, (1000, 520)).into_drawing_area();
-    root.fill(&WHITE)
-        .map_err(|e| anyhow!("plot {}: {e}", path.display()))?;
-    let draw = || -> Result<(), Box<dyn std::error::Error + '_>> {
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 22))
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(60)
-            .build_cartesian_2d(-0.5..n_groups as f64 - 0.5, 0.0..y_max)?;
-        let label = |x: &f64| {
-            let i = x.round();
-            if (x - i).abs() < 1e-9 && i >= 0.0 && (i as usize) < groups.len() {
-                groups[i as usize].to_string()
-            } else {
-                String::new()
-            }
-        };
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_labels(n_groups.max(2))
-            .x_label_formatter(&label)
-            .x_desc("workload")
-            .y_desc(y_desc)
-            .draw()?;
-        let bars = variants.len() as f64;
-        let width = 0.8 / bars;
-        for (vi, v) in variants.iter().enumerate() {
-            let color = variant_color(vi);
-            let rects = values.iter().enumerate().filter_map(|(gi, row)| {
-                let y = row[vi]?;
-                let x0 = gi as f64 - 0.4 + vi as f64 * width;
-                Some(Rectangle::new(
-                    [(x0, 0.0), (x0 + width * 0.9, y)],
-                    color.filled(),
-                ))
-            });
-            chart.draw_series(rects)?.label(*v).legend(move |(x, y)| {
-                Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
-            });
-        }
-        chart.draw_series(LineSeries::new(
-            [(-0.5, 1.0), (n_groups as f64 - 0.5, 1.0)],
-            BLACK.stroke_width(1),
-        ))?;
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()?;
-        root.present()?;
-        Ok(())
-    };
-    draw().map_err(|e| anyhow!("plot {}: {e}", path.display()))
 }
