@@ -176,8 +176,11 @@ fn words(line: &str) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
+/// `NAME=value` assignments before a command.
+type Env = Vec<(String, String)>;
+
 /// The arguments for this build's binary, and the environment to set.
-fn ftlsim_args(words: &[String]) -> Result<(Vec<(String, String)>, Vec<String>), String> {
+fn ftlsim_args(words: &[String]) -> Result<(Env, Vec<String>), String> {
     let mut env = Vec::new();
     let mut rest = words;
     while let Some((first, tail)) = rest.split_first() {
