@@ -22,5 +22,8 @@ fi
 python -m pip install --quiet --upgrade pip
 python -m pip install --quiet "maturin>=1.5,<2" pytest numpy pandas tqdm matplotlib \
     "dask[distributed]" nbclient nbformat ipykernel
+# Ray for the Ray executor's test (about a minute and 250 MB here). Its wheels
+# lag new Python versions: without one the test skips, and says why.
+python -m pip install --quiet "ray>=2.9" || echo "python-env.sh: ray did not install; its tests will skip" >&2
 # Builds the extension with cargo (release) into the workspace's target/.
 python -m pip install --quiet --force-reinstall --no-deps ./crates/ftlsim-py

@@ -191,6 +191,26 @@ fn coldmap_rejects_an_unknown_workload() {
 }
 
 #[test]
+fn help_lists_every_built_in_experiment_with_its_title() {
+    let long = ftlsim(&["reproduce", "--help"]);
+    let short = ftlsim(&["reproduce", "-h"]);
+    let (long, short) = (
+        String::from_utf8_lossy(&long.stdout),
+        String::from_utf8_lossy(&short.stdout),
+    );
+    for b in ftlsim_run::reproduce::BUILT_IN {
+        let title = ftlsim_run::reproduce::load(b.name).unwrap().spec.title;
+        assert!(
+            long.lines()
+                .any(|l| l.split_whitespace().next() == Some(b.name) && l.contains(&title)),
+            "`{}` and its title missing from reproduce --help:\n{long}",
+            b.name
+        );
+        assert!(short.contains(b.name), "{short}");
+    }
+}
+
+#[test]
 fn an_unknown_experiment_lists_the_built_in_ones() {
     let out = ftlsim(&["reproduce", "coldmapp", "--quick"]);
     assert_eq!(out.status.code(), Some(2));

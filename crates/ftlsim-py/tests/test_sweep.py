@@ -1,9 +1,6 @@
-"""ftlsim.sweep: grid order, error rows, seeds, and the same table on a
-process pool and on a Dask LocalCluster with real worker processes."""
+"""ftlsim.sweep: grid order, error rows, seeds. The same table on a process
+pool, a Dask LocalCluster and Ray: test_executors.py."""
 
-from concurrent.futures import ProcessPoolExecutor
-
-import pandas as pd
 import pytest
 
 import ftlsim
@@ -43,22 +40,6 @@ def test_repeats_get_their_own_seeds():
     assert table.loc[0, "seed"] == 42
     assert table["seed"].nunique() == 3
     assert table["waf"].nunique() == 3
-
-
-def test_process_pool_and_dask_cluster_give_the_same_table():
-    from dask.distributed import Client, LocalCluster
-
-    grid = {"ftl.gc_policy": ["greedy", "cost-benefit"], "device.spare_factor": [0.1, 0.25]}
-    with ProcessPoolExecutor(max_workers=2) as pool:
-        local = ftlsim.sweep(None, grid, executor=pool, overrides=SMALL, progress=False)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        with Client(cluster) as client:
-            assert len(client.scheduler_info()["workers"]) == 2
-            distributed = ftlsim.sweep(
-                None, grid, executor=client.get_executor(), overrides=SMALL, progress=False
-            )
-    pd.testing.assert_frame_equal(local, distributed)
-    assert len(local) == 4 and local["error"].isna().all()
 
 
 def test_bad_grid_is_refused():

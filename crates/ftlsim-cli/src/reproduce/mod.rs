@@ -9,9 +9,7 @@ use ftlsim_run::reproduce::{self, render};
 
 #[derive(Args)]
 pub struct ReproduceArgs {
-    /// A built-in experiment (coldmap: Seo and Koo's Coldmap, docs/coldmap.md)
-    /// or the path of an experiment file like experiments/coldmap.toml.
-    #[arg(value_name = "NAME|PATH")]
+    #[arg(value_name = "NAME|PATH", help = experiment_help(false), long_help = experiment_help(true))]
     experiment: String,
     /// The experiment's quick size (coldmap: a 1 GiB device instead of 16 GiB; a few seconds).
     #[arg(long)]
@@ -31,6 +29,31 @@ pub struct ReproduceArgs {
     /// Folder holding the experiment's trace files. Default: ../shared/traces.
     #[arg(long, value_name = "DIR")]
     traces: Option<PathBuf>,
+}
+
+/// The help of NAME|PATH, from the registry `reproduce::load` looks names up
+/// in, so that a new built-in experiment shows up here without an edit. With
+/// `titles`, each experiment's title from its own file (`--help`; `-h` lists
+/// the names only).
+fn experiment_help(titles: bool) -> String {
+    let mut help = String::from(
+        "A built-in experiment, or the path of an experiment file like experiments/coldmap.toml.",
+    );
+    if !titles {
+        let names: Vec<&str> = reproduce::BUILT_IN.iter().map(|b| b.name).collect();
+        help.push_str(&format!(" Built in: {}.", names.join(", ")));
+        return help;
+    }
+    help.push_str("\n\nBuilt in:");
+    for b in reproduce::BUILT_IN {
+        // A built-in file that does not parse is a bug the unit tests catch;
+        // --help still lists its name.
+        let title = reproduce::load(b.name)
+            .map(|e| e.spec.title)
+            .unwrap_or_default();
+        help.push_str(&format!("\n  {:<14} {title}", b.name));
+    }
+    help
 }
 
 pub fn run(args: ReproduceArgs) -> Result<ExitCode> {
