@@ -401,7 +401,9 @@ pub fn write_outputs(
     let mut charts = Vec::new();
     for m in exp.spec.metrics.iter().filter(|m| m.chart) {
         let name = format!("{}.svg", m.name);
-        if drawn(&dir.join(&name), &|p| ratio_chart(p, exp, results, quick, m))? {
+        if drawn(&dir.join(&name), &|p| {
+            ratio_chart(p, exp, results, quick, m)
+        })? {
             charts.push(name);
         }
     }
