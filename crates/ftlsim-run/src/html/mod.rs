@@ -12,11 +12,9 @@ mod reproduce;
 mod run;
 
 use std::fmt::Write as _;
-use std::fs::File;
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 
 pub use reproduce::write_reproduce_page;
 pub use run::write_run_page;

@@ -1,7 +1,7 @@
 //! index.html of `ftlsim run --out DIR`.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Result;
 use ftlsim::{Config, Report};
