@@ -33,7 +33,7 @@ impl Ssd {
     /// policy's choice, and with power-loss tracking one whose pages can be
     /// copied before it is erased (see the module comment). `Ok(None)` when
     /// there is no full block; an error when none can be reclaimed safely.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn choose_victim_durably(&mut self, group: u32) -> Result<Option<u32>, SimError> {
         let Some(victim) = self.choose_victim(group) else {
             return Ok(None);
@@ -41,6 +41,15 @@ impl Ssd {
         if self.durability.is_none() || self.copy_fits(victim) {
             return Ok(Some(victim));
         }
+        self.emptiest_instead_of(victim, group)
+    }
+
+    /// The policy's `victim` does not fit: put it back and take the
+    /// emptiest full block of `group` if that fits. Out of line: it runs
+    /// only after a power cut, and GC's loop stays as it was without it.
+    #[cold]
+    #[inline(never)]
+    fn emptiest_instead_of(&mut self, victim: u32, group: u32) -> Result<Option<u32>, SimError> {
         super::victim_index(
             &mut self.victims,
             &mut self.group_victims,
