@@ -240,9 +240,7 @@ fn check_crash_memory(cfg: &Config) -> Result<()> {
         .saturating_mul(8)
         .saturating_add(logical.saturating_mul(32));
     if !cfg.ftl.power_loss_tracking() {
-        extra = extra
-            .saturating_add(physical.saturating_mul(28))
-            .saturating_add(u64::from(cfg.device.blocks) * 22);
+        extra = extra.saturating_add(cfg.flash_image_bytes());
     }
     crate::simulate::check_memory_bytes(cfg, cfg.estimated_state_bytes().saturating_add(extra))
 }

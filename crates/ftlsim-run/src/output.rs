@@ -313,7 +313,7 @@ fn sharing_rows(r: &Report) -> Vec<(&'static str, String)> {
 }
 
 /// Every file `ftlsim run --out DIR` may write.
-const OUTPUT_FILES: [&str; 13] = [
+pub(crate) const OUTPUT_FILES: [&str; 13] = [
     "summary.json",
     "summary.csv",
     "layers.csv",

@@ -167,20 +167,13 @@ pub fn write_run_page(
         env!("CARGO_PKG_VERSION"),
         report.seed
     );
-    body += &file_links(
-        dir,
-        &[
-            "summary.json",
-            "summary.csv",
-            "layers.csv",
-            "streams.csv",
-            "timeseries.csv",
-            "layers_timeseries.csv",
-            "latency.csv",
-            "luns.csv",
-            "channels.csv",
-        ],
-    );
+    // The data files of the run (its charts are inline below).
+    let data: Vec<&str> = crate::output::OUTPUT_FILES
+        .iter()
+        .copied()
+        .filter(|n| n.ends_with(".csv") || n.ends_with(".json"))
+        .collect();
+    body += &file_links(dir, &data);
     body += "<h2>Summary</h2>\n";
     body += &pre(&summary_table(cfg, report));
     body += &layers_and_streams(report);

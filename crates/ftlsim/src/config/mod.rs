@@ -150,12 +150,20 @@ impl Config {
         }
         if self.ftl.power_loss_tracking() {
             // flash image per page and block, one checkpoint (docs/power-loss.md)
-            bytes += physical * 28 + u64::from(self.device.blocks) * 22;
+            bytes += self.flash_image_bytes();
             if self.ftl.checkpoint_interval_pages > 0 {
                 bytes += logical * 12;
             }
         }
         bytes
+    }
+
+    /// The flash image power-loss tracking keeps (docs/power-loss.md): 28
+    /// bytes per physical page, 22 per block.
+    pub fn flash_image_bytes(&self) -> u64 {
+        self.physical_pages()
+            .saturating_mul(28)
+            .saturating_add(u64::from(self.device.blocks) * 22)
     }
 
     /// Many-to-one mapping is on (reference counts, reverse map).
