@@ -19,5 +19,6 @@ mod runs;
 mod sharing_model;
 mod stack_model;
 mod streams;
+mod structure;
 mod timing;
 mod ycsb;

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use crate::source::{ident_end, is_ident_start, match_tokens, skip_space, Source};
+use super::source::{ident_end, is_ident_start, match_tokens, skip_space, Source};
 
 /// Modules and the edges between them, each with the first place (`path:line`) that makes it.
 pub struct Graph {
@@ -295,7 +295,7 @@ fn inline_module_spans(source: &Source) -> Vec<(usize, usize)> {
         let name_at = skip_space(code, at + 3);
         let open = skip_space(code, ident_end(code, name_at));
         if code.get(open) == Some(&b'{') {
-            let close = crate::source::matching_close(code, open).expect("balanced module");
+            let close = super::source::matching_close(code, open).expect("balanced module");
             out.push((open, close));
         }
     }
