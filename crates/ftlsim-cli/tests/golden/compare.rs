@@ -86,10 +86,13 @@ fn describe(name: &str, stored: &[u8], now: &[u8]) -> String {
                 } else {
                     String::new()
                 };
+                let (x, y) = (x.unwrap_or("<end of file>"), y.unwrap_or("<end of file>"));
+                let at = x.chars().zip(y.chars()).take_while(|(p, q)| p == q).count();
                 return format!(
-                    "line {line}{column}: recorded `{}`, now `{}`",
-                    clip(x.unwrap_or("<end of file>")),
-                    clip(y.unwrap_or("<end of file>"))
+                    "line {line}{column}, character {}: recorded `{}`, now `{}`",
+                    at + 1,
+                    around(x, at),
+                    around(y, at)
                 );
             }
         }
@@ -154,6 +157,19 @@ fn csv_column(header: &str, a: &str, b: &str) -> String {
         .and_then(|i| names.get(i))
         .map(|n| format!(" (column {n})"))
         .unwrap_or_default()
+}
+
+/// `s` from a little before its character `at`, so that a difference deep
+/// in a long line (a one-line JSON) shows.
+fn around(s: &str, at: usize) -> String {
+    const BEFORE_CHARS: usize = 60;
+    let skip = at.saturating_sub(BEFORE_CHARS);
+    let tail: String = s.chars().skip(skip).collect();
+    if skip == 0 {
+        clip(&tail)
+    } else {
+        format!("…{}", clip(&tail))
+    }
 }
 
 fn clip(s: &str) -> String {
