@@ -239,7 +239,14 @@ fn record(case: &Case, outputs: &[Output]) -> Result<(), String> {
 /// fails with every difference found.
 fn check_all(cases: Vec<Case>) {
     let root = repo_root();
-    let scratch = std::env::temp_dir().join(format!("ftlsim-golden-{}", std::process::id()));
+    // A folder per call: the tests of this file run at once, and each
+    // removes its own folder at the end.
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let scratch = std::env::temp_dir().join(format!(
+        "ftlsim-golden-{}-{}",
+        std::process::id(),
+        CALLS.fetch_add(1, Ordering::Relaxed)
+    ));
     std::fs::create_dir_all(&scratch).unwrap();
     let mut runnable = Vec::new();
     for case in cases {

@@ -128,7 +128,7 @@ fn fio_log() -> String {
         time_us += 20 + next(&mut state) % 61;
         let kind = next(&mut state) % 100;
         let pages = 1 + next(&mut state) % 8;
-        let hot = next(&mut state) % 4 == 0;
+        let hot = next(&mut state).is_multiple_of(4);
         let space = if hot {
             FIO_SPACE_PAGES / 16
         } else {
