@@ -16,7 +16,7 @@
 //! the commit):
 //!
 //! ```text
-//! FTLSIM_BLESS=1 cargo test --release -p ftlsim-cli --test golden -- --include-ignored
+//! FTLSIM_BLESS=1 cargo test --release -p ftlsim-cli --test integration golden:: -- --include-ignored
 //! ```
 //!
 //! Blessing runs each case twice and refuses to record a case whose two runs
@@ -32,21 +32,17 @@
 //! a wall-clock time, a rate per wall-clock second, a host name, a version or
 //! an absolute path. `NOT_DETERMINISTIC` is where such a field would be named.
 
-mod golden {
-    pub mod case;
-    pub mod cases;
-    pub mod compare;
-    pub mod traces;
-}
+mod case;
+mod cases;
+mod compare;
+mod traces;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use golden::case::{self, Case, Out};
-use golden::cases;
-use golden::compare;
+use self::case::{Case, Out};
 
 /// JSON keys removed from every output before it is compared, because their
 /// value differs between two runs of the same command. None so far: see the
@@ -284,7 +280,7 @@ fn check_all(cases: Vec<Case>) {
 /// `validate --quick`, shrunk to run in seconds.
 #[test]
 fn runs_match_the_golden_files() {
-    let traces = golden::traces::Generated::new();
+    let traces = traces::Generated::new();
     check_all(cases::runs(&traces));
 }
 
@@ -322,7 +318,7 @@ fn remapcom_quick_grid_matches_the_golden_files() {
 /// dropped case cannot leave a file that nothing checks.
 #[test]
 fn every_golden_file_belongs_to_a_case() {
-    let traces = golden::traces::Generated::names_only();
+    let traces = traces::Generated::names_only();
     let mut names: Vec<String> = cases::runs(&traces).into_iter().map(|c| c.name).collect();
     names.extend(case::grid_names());
     let mut stray = Vec::new();

@@ -9,6 +9,7 @@ mod crash_cli;
 mod device_signals;
 mod docs;
 mod fuzz;
+mod golden;
 mod html_report;
 mod pcstream;
 mod reproduce;
