@@ -108,6 +108,12 @@ fn ignore_sigpipe() {
     }
 }
 
+/// What the live device tells while it runs, on stderr as `ftlsim: ...`
+/// (through `say!`: the teardown must go on when stderr is gone).
+fn notify() -> ftlsim_live::Notify {
+    std::sync::Arc::new(|n| say!(err, "ftlsim: {n}"))
+}
+
 /// The report as `ftlsim run` prints it (table or one JSON object).
 fn print_report(json: bool, cfg: &ftlsim::Config, report: &ftlsim::Report) -> Result<()> {
     if json {
@@ -161,7 +167,7 @@ pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
             };
             ignore_sigpipe();
             let interrupt = ftlsim_live::Interrupt::install()?;
-            let out = match ftlsim_live::run(&req, &interrupt) {
+            let out = match ftlsim_live::run(&req, &interrupt, &notify()) {
                 Ok(out) => out,
                 Err(e) => return Ok(failed(&e, &interrupt)),
             };
@@ -241,7 +247,7 @@ pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
                 ftlsim_live::serve::disk_path(&dir).display(),
                 dir.join("stats.json").display()
             );
-            let out = match ftlsim_live::serve::serve(&req, &interrupt) {
+            let out = match ftlsim_live::serve::serve(&req, &interrupt, &notify()) {
                 Ok(out) => out,
                 Err(e) => return Ok(failed(&e, &interrupt)),
             };

@@ -12,6 +12,7 @@ use ftlsim_trace::{check_not_input, OutputFile};
 
 use crate::fuse::{self, SharedHandler};
 use crate::handler::{Handler, HostCounters, LiveRequest};
+use crate::notice::Notify;
 use crate::sim::{live_config, LiveCounters, SimThread};
 use crate::store::PageStore;
 
@@ -165,13 +166,16 @@ impl LiveDevice {
     /// Builds the device of `cfg` (from [`fitted_config`]) exposing
     /// `size_bytes`, records to `record` when given, keeps its bytes in
     /// the sparse file `backing` when given (in memory otherwise), and
-    /// mounts its FUSE file system at `dir`.
+    /// mounts its FUSE file system at `dir`. What the user must know while
+    /// it runs (the simulation stopped, the backing file failed) goes to
+    /// `notify`.
     pub fn start(
         cfg: Config,
         size_bytes: u64,
         record: Option<&Path>,
         backing: Option<&Path>,
         dir: &Path,
+        notify: &Notify,
     ) -> Result<Self> {
         ftlsim_run::check_memory(&cfg)?;
         if let Some(path) = record {
@@ -181,14 +185,14 @@ impl LiveDevice {
         let pages = size_bytes / u64::from(page_bytes);
         let dedup = cfg.ftl.dedup;
         let store = page_store(pages, page_bytes, dedup, backing)?;
-        let (sim, tx) = SimThread::spawn(cfg.clone(), record)?;
+        let (sim, tx) = SimThread::spawn(cfg.clone(), record, Arc::clone(notify))?;
         let handler = Arc::new(Mutex::new(Handler::new(
             store,
             size_bytes,
             tx,
             dedup || record.is_some(),
         )));
-        let session = fuse::mount(Arc::clone(&handler), dir)
+        let session = fuse::mount(Arc::clone(&handler), dir, Arc::clone(notify))
             .with_context(|| format!("cannot mount the FUSE file system at {}", dir.display()))?;
         Ok(Self {
             cfg,

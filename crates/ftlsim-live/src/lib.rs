@@ -16,6 +16,8 @@
 //!   for `device run --capture`; [`pclife`]: per-PC lifetimes of the result;
 //!   [`layout`]: the fallback, captured writes laid out on ftlsim's file layer.
 //! * [`serve`]: `device serve`, a device kept up with live statistics.
+//! * [`notice`]: what the user must know at once while a device runs (the
+//!   front end prints it; the library never does).
 //! * [`interrupt`]: SIGINT, SIGTERM, SIGHUP as a flag the steps poll;
 //!   [`command`]: the user's command in its own process group, stopped on
 //!   that flag; [`stale`]: what a killed device left behind, and its removal
@@ -32,6 +34,7 @@ pub mod handler;
 pub mod interrupt;
 pub mod join;
 pub mod layout;
+pub mod notice;
 pub mod pclife;
 pub mod run;
 pub mod serve;
@@ -42,5 +45,6 @@ pub mod system;
 
 pub use device::{fitted_config, parse_size, replay_config_path, LiveDevice};
 pub use interrupt::{Interrupt, Interrupted};
+pub use notice::{Notice, Notify};
 pub use run::{run, RunOutcome, RunRequest};
 pub use system::FsKind;

@@ -16,6 +16,7 @@ use crate::device::{fitted_config, LiveDevice};
 use crate::handler::HostCounters;
 use crate::interrupt::{Interrupt, Interrupted};
 use crate::join::{self, CaptureLog, JoinStats};
+use crate::notice::{Notice, Notify};
 use crate::stale;
 use crate::system::{self, FsKind, LoopDevice, Mounted, ScratchDir};
 
@@ -68,7 +69,8 @@ impl RunOutcome {
 /// under way is stopped — the command gets the signal, then SIGKILL after
 /// [`command::GRACE`] — everything done so far is undone, and the outcome
 /// says so; a raise before the device exists fails with [`Interrupted`].
-pub fn run(req: &RunRequest, interrupt: &Interrupt) -> Result<RunOutcome> {
+/// What the user must know while it runs goes to `notify`.
+pub fn run(req: &RunRequest, interrupt: &Interrupt, notify: &Notify) -> Result<RunOutcome> {
     let Some(program) = req.command.first() else {
         bail!("device run needs a command after `--`");
     };
@@ -89,7 +91,7 @@ pub fn run(req: &RunRequest, interrupt: &Interrupt) -> Result<RunOutcome> {
         req.record.as_deref(),
     )?;
     system::require(req.fs)?;
-    check_leftovers(req)?;
+    check_leftovers(req, notify)?;
     interrupt.check("set-up")?;
     let scratch = ScratchDir::new("live")?;
     let fuse_dir = scratch.sub("fuse")?;
@@ -99,6 +101,7 @@ pub fn run(req: &RunRequest, interrupt: &Interrupt) -> Result<RunOutcome> {
         req.record.as_deref(),
         req.backing.as_deref(),
         &fuse_dir,
+        notify,
     )?;
     let preload = req
         .capture
@@ -116,6 +119,7 @@ pub fn run(req: &RunRequest, interrupt: &Interrupt) -> Result<RunOutcome> {
         let lo = LoopDevice::attach(
             &LiveDevice::disk_path(&fuse_dir),
             device.cfg.device.page_bytes,
+            notify,
         )?;
         interrupt.check("losetup")?;
         system::mkfs(req.fs, &lo.path)?;
@@ -128,7 +132,7 @@ pub fn run(req: &RunRequest, interrupt: &Interrupt) -> Result<RunOutcome> {
             }
             None => scratch.sub("mnt")?,
         };
-        let mounted = Mounted::mount(req.fs, &lo.path, &mount_dir, req.discard)?;
+        let mounted = Mounted::mount(req.fs, &lo.path, &mount_dir, req.discard, notify)?;
         interrupt.check("the mount")?;
         let ended = command::run_in(
             program,
@@ -195,7 +199,7 @@ pub fn run(req: &RunRequest, interrupt: &Interrupt) -> Result<RunOutcome> {
 /// unless a leftover is in its way — a mount on `--mount DIR`, or (for
 /// btrfs, whose mkfs stats every mount and fails on a dead FUSE one) a
 /// dead FUSE mount anywhere; then it stops with the same advice.
-fn check_leftovers(req: &RunRequest) -> Result<()> {
+fn check_leftovers(req: &RunRequest, notify: &Notify) -> Result<()> {
     let found = stale::find();
     if found.is_empty() {
         return Ok(());
@@ -211,6 +215,6 @@ fn check_leftovers(req: &RunRequest) -> Result<()> {
     if in_the_way {
         bail!("{}; it is in this run's way", stale::warning(&found));
     }
-    system::warn(&format!("warning: {}", stale::warning(&found)));
+    notify(Notice::Leftovers(stale::warning(&found)));
     Ok(())
 }

@@ -13,8 +13,8 @@ use serde::Serialize;
 use crate::device::{fitted_config, LiveDevice};
 use crate::handler::HostCounters;
 use crate::interrupt::Interrupt;
+use crate::notice::{Notice, Notify};
 use crate::stale;
-use crate::system;
 
 /// What `ftlsim device serve` was asked to do.
 pub struct ServeRequest {
@@ -60,8 +60,9 @@ pub fn disk_path(dir: &Path) -> PathBuf {
 /// Serves until `stop` is raised (the CLI raises it on SIGINT, SIGTERM or
 /// SIGHUP), then takes down the file systems and loop devices the user left
 /// on the device (synced by umount while the device still answers),
-/// unmounts FUSE and returns the report. Needs root and /dev/fuse.
-pub fn serve(req: &ServeRequest, stop: &Interrupt) -> Result<ServeOutcome> {
+/// unmounts FUSE and returns the report. Needs root and /dev/fuse. What
+/// the user must know while it runs goes to `notify`.
+pub fn serve(req: &ServeRequest, stop: &Interrupt, notify: &Notify) -> Result<ServeOutcome> {
     let cfg = fitted_config(
         req.config.as_deref(),
         &req.sets,
@@ -80,7 +81,7 @@ pub fn serve(req: &ServeRequest, stop: &Interrupt) -> Result<ServeOutcome> {
         );
     }
     if !found.is_empty() {
-        system::warn(&format!("warning: {}", stale::warning(&found)));
+        notify(Notice::Leftovers(stale::warning(&found)));
     }
     stop.check("set-up")?;
     std::fs::create_dir_all(&fuse_dir)
@@ -91,6 +92,7 @@ pub fn serve(req: &ServeRequest, stop: &Interrupt) -> Result<ServeOutcome> {
         req.record.as_deref(),
         req.backing.as_deref(),
         &fuse_dir,
+        notify,
     )?;
     let started = Instant::now();
     let stats_path = req.dir.join("stats.json");

@@ -21,6 +21,7 @@ use ftlsim::{Report, RunOptions, SimError, Simulation};
 use ftlsim_trace::{NativeWriter, TraceRecord};
 
 use crate::handler::{LiveRequest, RequestSink};
+use crate::notice::{Notice, Notify};
 
 /// Requests in flight between the FUSE handler and the simulator: enough
 /// to ride out a GC burst, bounded so memory is too.
@@ -128,8 +129,13 @@ pub struct SimThread {
 
 impl SimThread {
     /// Starts the simulator on `cfg` (a [`live_config`]), recording to
-    /// `record` if given. Returns the thread and the handler's sink.
-    pub fn spawn(cfg: Config, record: Option<&Path>) -> Result<(Self, SyncSender<LiveRequest>)> {
+    /// `record` if given; an error that stops it is told to `notify` at
+    /// once. Returns the thread and the handler's sink.
+    pub fn spawn(
+        cfg: Config,
+        record: Option<&Path>,
+        notify: Notify,
+    ) -> Result<(Self, SyncSender<LiveRequest>)> {
         let (tx, rx) = std::sync::mpsc::sync_channel(CHANNEL_REQUESTS);
         let record = match record {
             Some(path) => {
@@ -173,7 +179,7 @@ impl SimThread {
                 })();
                 // Said at once: the host sees only EIO from here on.
                 if let Err(e) = &result {
-                    eprintln!("ftlsim: the simulated device stopped: {e:#}");
+                    notify(Notice::SimulationStopped(format!("{e:#}")));
                 }
                 result
             })

@@ -4,8 +4,11 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
+
+use crate::notice::{Notice, Notify};
 
 /// File systems a live run can make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,14 +156,6 @@ pub(crate) fn run_tool(prog: &str, args: &[&str]) -> Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// One line on stderr, prefixed `ftlsim: `. A failed write is ignored
-/// rather than a panic (as `eprintln!` would): after SIGHUP the terminal
-/// may be gone, and the teardown must go on.
-pub fn warn(msg: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "ftlsim: {msg}");
-}
-
 /// Polls `done` every 20 ms until it holds or `limit` has passed; whether
 /// it held.
 pub(crate) fn wait_until(limit: std::time::Duration, mut done: impl FnMut() -> bool) -> bool {
@@ -176,9 +171,11 @@ pub(crate) fn wait_until(limit: std::time::Duration, mut done: impl FnMut() -> b
     }
 }
 
-/// A loop device over a file; detached on drop.
+/// A loop device over a file; detached on drop (a failure there is told
+/// to `notify`: a drop cannot return it).
 pub struct LoopDevice {
     pub path: String,
+    notify: Notify,
 }
 
 impl LoopDevice {
@@ -186,21 +183,24 @@ impl LoopDevice {
     /// size, so the file system's I/O arrives page-aligned) and buffered
     /// I/O; the kernel turns discards into `fallocate(PUNCH_HOLE)` on
     /// the file, which the FUSE side takes as trims.
-    pub fn attach(file: &Path, sector_bytes: u32) -> Result<Self> {
+    pub fn attach(file: &Path, sector_bytes: u32, notify: &Notify) -> Result<Self> {
         let file = file.to_str().context("the FUSE file's path is not UTF-8")?;
         let sector = sector_bytes.to_string();
         let path = run_tool(
             "losetup",
             &["--find", "--show", "--sector-size", &sector, file],
         )?;
-        Ok(Self { path })
+        Ok(Self {
+            path,
+            notify: Arc::clone(notify),
+        })
     }
 }
 
 impl Drop for LoopDevice {
     fn drop(&mut self) {
         if let Err(e) = run_tool("losetup", &["-d", &self.path]) {
-            warn(&format!("{e:#}"));
+            (self.notify)(Notice::Teardown(format!("{e:#}")));
             return;
         }
         // The kernel detaches a loop device lazily, once its last user
@@ -213,7 +213,10 @@ impl Drop for LoopDevice {
             .unwrap_or_default();
         let bound = PathBuf::from(format!("/sys/block/{name}/loop/backing_file"));
         if !wait_until(std::time::Duration::from_secs(10), || !bound.exists()) {
-            warn(&format!("{} still attached after 10 s", self.path));
+            (self.notify)(Notice::Teardown(format!(
+                "{} still attached after 10 s",
+                self.path
+            )));
         }
     }
 }
@@ -255,15 +258,23 @@ fn dead_fuse_mounts() -> Vec<String> {
 }
 
 /// A mounted file system; synced and unmounted on drop (or by `unmount`,
-/// which reports errors), lazily if it is still busy then.
+/// which reports errors), lazily if it is still busy then (a failure of
+/// that is told to `notify`).
 pub struct Mounted {
     dir: PathBuf,
     mounted: bool,
+    notify: Notify,
 }
 
 impl Mounted {
     /// Mounts `dev` at `dir`; `discard` as in [`FsKind::mount_options`].
-    pub fn mount(fs: FsKind, dev: &str, dir: &Path, discard: bool) -> Result<Self> {
+    pub fn mount(
+        fs: FsKind,
+        dev: &str,
+        dir: &Path,
+        discard: bool,
+        notify: &Notify,
+    ) -> Result<Self> {
         let d = dir
             .to_str()
             .context("the mount directory's path is not UTF-8")?;
@@ -274,6 +285,7 @@ impl Mounted {
         Ok(Self {
             dir: dir.to_path_buf(),
             mounted: true,
+            notify: Arc::clone(notify),
         })
     }
 
@@ -303,7 +315,7 @@ impl Drop for Mounted {
             let d = self.dir.to_string_lossy().into_owned();
             if run_tool("umount", &[&d]).is_err() {
                 if let Err(e) = run_tool("umount", &["-l", &d]) {
-                    warn(&format!("{e:#}"));
+                    (self.notify)(Notice::Teardown(format!("{e:#}")));
                 }
             }
         }
