@@ -11,6 +11,8 @@
 //! * [`fuse`]: the FUSE glue (`fuser`).
 //! * [`system`]: requirements, loop device, mkfs, mount.
 //! * [`device`], [`run`]: one live device; `device run` from start to report.
+//! * [`error`]: `LiveError`, every way the above fails (the CLI prints its
+//!   chain on one line).
 //! * [`capture`]: `ftlsim capture`, the LD_PRELOAD program-context library.
 //! * [`join`]: captured file writes joined to the device's LBAs (FIEMAP),
 //!   for `device run --capture`; [`pclife`]: per-PC lifetimes of the result;
@@ -29,6 +31,7 @@ pub mod backing;
 pub mod capture;
 pub mod command;
 pub mod device;
+pub mod error;
 pub mod fuse;
 pub mod handler;
 pub mod interrupt;
@@ -44,6 +47,7 @@ pub mod store;
 pub mod system;
 
 pub use device::{fitted_config, parse_size, replay_config_path, LiveDevice};
+pub use error::LiveError;
 pub use interrupt::{Interrupt, Interrupted};
 pub use notice::{Notice, Notify};
 pub use run::{run, RunOutcome, RunRequest};

@@ -6,13 +6,13 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
 use ftlsim::config::Config;
 use ftlsim::Report;
 
 use crate::capture::Preload;
 use crate::command::{self, Ended};
 use crate::device::{fitted_config, LiveDevice};
+use crate::error::{IoContext, LiveError, Result, StepContext};
 use crate::handler::HostCounters;
 use crate::interrupt::{Interrupt, Interrupted};
 use crate::join::{self, CaptureLog, JoinStats};
@@ -72,14 +72,23 @@ impl RunOutcome {
 /// What the user must know while it runs goes to `notify`.
 pub fn run(req: &RunRequest, interrupt: &Interrupt, notify: &Notify) -> Result<RunOutcome> {
     let Some(program) = req.command.first() else {
-        bail!("device run needs a command after `--`");
+        return Err(LiveError::Input(
+            "device run needs a command after `--`".into(),
+        ));
     };
     if req.capture.is_some() {
         if req.record.is_none() {
-            bail!("--capture needs --record TRACE (the joined, PC-tagged trace is written there)");
+            return Err(LiveError::Input(
+                "--capture needs --record TRACE (the joined, PC-tagged trace is written there)"
+                    .into(),
+            ));
         }
         if req.fs == FsKind::Btrfs {
-            bail!("--capture needs --fs ext4 or xfs: btrfs's FIEMAP gives its own logical addresses, not the device's");
+            return Err(LiveError::Input(
+                "--capture needs --fs ext4 or xfs: btrfs's FIEMAP gives its own logical \
+                 addresses, not the device's"
+                    .into(),
+            ));
         }
     }
     // The config and --size first: a bad input is named wherever it runs,
@@ -127,7 +136,7 @@ pub fn run(req: &RunRequest, interrupt: &Interrupt, notify: &Notify) -> Result<R
         let mount_dir = match &req.mount {
             Some(d) => {
                 std::fs::create_dir_all(d)
-                    .with_context(|| format!("--mount {}: cannot create", d.display()))?;
+                    .io_context(|| format!("--mount {}: cannot create", d.display()))?;
                 d.clone()
             }
             None => scratch.sub("mnt")?,
@@ -147,9 +156,9 @@ pub fn run(req: &RunRequest, interrupt: &Interrupt, notify: &Notify) -> Result<R
             // SAFETY: sync(2) takes no arguments and cannot fail.
             unsafe { libc::sync() };
             let text = std::fs::read_to_string(cap)
-                .with_context(|| format!("--capture {}: cannot read", cap.display()))?;
+                .io_context(|| format!("--capture {}: cannot read", cap.display()))?;
             let mut parsed =
-                CaptureLog::parse(&text).with_context(|| format!("--capture {}", cap.display()))?;
+                CaptureLog::parse(&text).step_context(|| format!("--capture {}", cap.display()))?;
             let last = join::final_extents(&parsed, join::monotonic_ns());
             parsed.extents.extend(last);
             log = Some(parsed);
@@ -169,7 +178,7 @@ pub fn run(req: &RunRequest, interrupt: &Interrupt, notify: &Notify) -> Result<R
         // The command had finished when the signal came: the run is whole.
         Ok(ended) => (Some(ended), interrupt.check("the unmount").err()),
         // Stopped before the command: the drops above undid the steps.
-        Err(e) => match e.downcast_ref::<Interrupted>() {
+        Err(e) => match e.interrupted() {
             Some(i) => (None, Some(*i)),
             None => return Err(e),
         },
@@ -180,7 +189,7 @@ pub fn run(req: &RunRequest, interrupt: &Interrupt, notify: &Notify) -> Result<R
     let join = match (log, &req.record) {
         (Some(log), Some(trace)) => Some(
             join::join(trace, log, started_ns, u64::from(cfg.device.page_bytes))
-                .context("--capture: the join to the recorded trace")?,
+                .step_context(|| "--capture: the join to the recorded trace".into())?,
         ),
         _ => None,
     };
@@ -213,7 +222,10 @@ fn check_leftovers(req: &RunRequest, notify: &Notify) -> Result<()> {
         on_mount_dir || (req.fs == FsKind::Btrfs && left.fuse_mounted)
     });
     if in_the_way {
-        bail!("{}; it is in this run's way", stale::warning(&found));
+        return Err(LiveError::Input(format!(
+            "{}; it is in this run's way",
+            stale::warning(&found)
+        )));
     }
     notify(Notice::Leftovers(stale::warning(&found)));
     Ok(())

@@ -6,11 +6,11 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
 use ftlsim::{Config, Report};
 use serde::Serialize;
 
 use crate::device::{fitted_config, LiveDevice};
+use crate::error::{IoContext, LiveError, Result};
 use crate::handler::HostCounters;
 use crate::interrupt::Interrupt;
 use crate::notice::{Notice, Notify};
@@ -74,18 +74,18 @@ pub fn serve(req: &ServeRequest, stop: &Interrupt, notify: &Notify) -> Result<Se
     // mountinfo's paths are absolute; DIR may be relative.
     let absolute = std::path::absolute(&fuse_dir).unwrap_or_else(|_| fuse_dir.clone());
     if found.iter().any(|left| left.fuse_dir == absolute) {
-        bail!(
+        return Err(LiveError::Input(format!(
             "{}; it is in the way of {}",
             stale::warning(&found),
             fuse_dir.display()
-        );
+        )));
     }
     if !found.is_empty() {
         notify(Notice::Leftovers(stale::warning(&found)));
     }
     stop.check("set-up")?;
     std::fs::create_dir_all(&fuse_dir)
-        .with_context(|| format!("cannot create {}", fuse_dir.display()))?;
+        .io_context(|| format!("cannot create {}", fuse_dir.display()))?;
     let device = LiveDevice::start(
         cfg.clone(),
         req.size_bytes,
@@ -109,7 +109,7 @@ pub fn serve(req: &ServeRequest, stop: &Interrupt, notify: &Notify) -> Result<Se
         // Written aside and renamed, so a reader never sees half a file.
         std::fs::write(&tmp_path, serde_json::to_vec_pretty(&stats)?)
             .and_then(|()| std::fs::rename(&tmp_path, &stats_path))
-            .with_context(|| format!("cannot write {}", stats_path.display()))?;
+            .io_context(|| format!("cannot write {}", stats_path.display()))?;
         if stop.signal().is_some() {
             break;
         }

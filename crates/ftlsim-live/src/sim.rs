@@ -13,13 +13,13 @@ use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use anyhow::{anyhow, Context, Result};
 use ftlsim::config::{Config, Precondition, WorkloadType};
 use ftlsim::metrics::Counters;
 use ftlsim::request::{Request, RequestSource};
 use ftlsim::{Report, RunOptions, SimError, Simulation};
 use ftlsim_trace::{NativeWriter, TraceRecord};
 
+use crate::error::{IoContext, LiveError, Result};
 use crate::handler::{LiveRequest, RequestSink};
 use crate::notice::{Notice, Notify};
 
@@ -140,9 +140,9 @@ impl SimThread {
         let record = match record {
             Some(path) => {
                 let file = File::create(path)
-                    .with_context(|| format!("--record {}: cannot create", path.display()))?;
+                    .io_context(|| format!("--record {}: cannot create", path.display()))?;
                 let writer = NativeWriter::new(BufWriter::new(file))
-                    .with_context(|| format!("--record {}", path.display()))?;
+                    .io_context(|| format!("--record {}", path.display()))?;
                 Some(Recording {
                     writer,
                     rec: TraceRecord::default(),
@@ -173,17 +173,17 @@ impl SimThread {
                     sim.warm_up(&mut progress)?;
                     sim.measure(&mut progress)?;
                     if let Some(e) = record_error.lock().expect("not poisoned").take() {
-                        return Err(anyhow!("--record {e}"));
+                        return Err(LiveError::Recording(e));
                     }
                     Ok(sim.finish()?)
                 })();
                 // Said at once: the host sees only EIO from here on.
                 if let Err(e) = &result {
-                    notify(Notice::SimulationStopped(format!("{e:#}")));
+                    notify(Notice::SimulationStopped(e.one_line()));
                 }
                 result
             })
-            .context("cannot start the simulation thread")?;
+            .io_context(|| "cannot start the simulation thread".into())?;
         Ok((Self { handle, counters }, tx))
     }
 
@@ -192,6 +192,6 @@ impl SimThread {
     pub fn join(self) -> Result<Report> {
         self.handle
             .join()
-            .map_err(|_| anyhow!("the simulation thread panicked"))?
+            .map_err(|_| LiveError::SimulationPanicked)?
     }
 }

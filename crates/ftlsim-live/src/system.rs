@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
-use anyhow::{bail, Context, Result};
+use crate::error::{IoContext, LiveError, Result};
 
 use crate::notice::{Notice, Notify};
 
@@ -114,7 +114,7 @@ pub fn require_device() -> Result<()> {
         .filter(|m| m.starts_with("root") || m.starts_with("/dev/fuse"))
         .collect();
     if !missing.is_empty() {
-        bail!("a live device needs {}", missing.join(", "));
+        return Err(LiveError::Missing(missing.join(", ")));
     }
     Ok(())
 }
@@ -123,7 +123,7 @@ pub fn require_device() -> Result<()> {
 pub fn require(fs: FsKind) -> Result<()> {
     let missing = missing_requirements(fs);
     if !missing.is_empty() {
-        bail!("a live device needs {}", missing.join(", "));
+        return Err(LiveError::Missing(missing.join(", ")));
     }
     Ok(())
 }
@@ -134,14 +134,14 @@ pub fn require(fs: FsKind) -> Result<()> {
 /// its steps, and not the `umount` or `losetup -d` doing the undoing.
 pub(crate) fn run_tool(prog: &str, args: &[&str]) -> Result<String> {
     use std::os::unix::process::CommandExt;
-    let exe = find_program(prog).with_context(|| format!("{prog} not found"))?;
+    let exe = find_program(prog).ok_or_else(|| LiveError::Tool(format!("{prog} not found")))?;
     let out = Command::new(&exe)
         .args(args)
         .process_group(0)
         .output()
-        .with_context(|| format!("cannot run {prog}"))?;
+        .io_context(|| format!("cannot run {prog}"))?;
     if !out.status.success() {
-        bail!(
+        return Err(LiveError::Tool(format!(
             "{prog} {} failed ({}): {}",
             args.join(" "),
             out.status,
@@ -151,7 +151,7 @@ pub(crate) fn run_tool(prog: &str, args: &[&str]) -> Result<String> {
                 .take(3)
                 .collect::<Vec<_>>()
                 .join(" / ")
-        );
+        )));
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
@@ -184,7 +184,9 @@ impl LoopDevice {
     /// I/O; the kernel turns discards into `fallocate(PUNCH_HOLE)` on
     /// the file, which the FUSE side takes as trims.
     pub fn attach(file: &Path, sector_bytes: u32, notify: &Notify) -> Result<Self> {
-        let file = file.to_str().context("the FUSE file's path is not UTF-8")?;
+        let file = file
+            .to_str()
+            .ok_or_else(|| LiveError::Input("the FUSE file's path is not UTF-8".into()))?;
         let sector = sector_bytes.to_string();
         let path = run_tool(
             "losetup",
@@ -200,7 +202,7 @@ impl LoopDevice {
 impl Drop for LoopDevice {
     fn drop(&mut self) {
         if let Err(e) = run_tool("losetup", &["-d", &self.path]) {
-            (self.notify)(Notice::Teardown(format!("{e:#}")));
+            (self.notify)(Notice::Teardown(e.one_line()));
             return;
         }
         // The kernel detaches a loop device lazily, once its last user
@@ -229,7 +231,7 @@ pub fn mkfs(fs: FsKind, dev: &str) -> Result<()> {
     run_tool(prog, &args).map(|_| ()).map_err(|e| {
         // mkfs.btrfs stats every mount point to check that `dev` is not in
         // use, and gives up on a FUSE mount whose server has died; say which.
-        if format!("{e:#}").contains("Transport endpoint is not connected") {
+        if e.one_line().contains("Transport endpoint is not connected") {
             e.context(format!(
                 "a dead FUSE mount is in the way (`ftlsim device cleanup` removes ftlsim's; \
                  `umount -l DIR` any other): {}",
@@ -277,7 +279,7 @@ impl Mounted {
     ) -> Result<Self> {
         let d = dir
             .to_str()
-            .context("the mount directory's path is not UTF-8")?;
+            .ok_or_else(|| LiveError::Input("the mount directory's path is not UTF-8".into()))?;
         run_tool(
             "mount",
             &["-t", fs.name(), "-o", fs.mount_options(discard), dev, d],
@@ -315,7 +317,7 @@ impl Drop for Mounted {
             let d = self.dir.to_string_lossy().into_owned();
             if run_tool("umount", &[&d]).is_err() {
                 if let Err(e) = run_tool("umount", &["-l", &d]) {
-                    (self.notify)(Notice::Teardown(format!("{e:#}")));
+                    (self.notify)(Notice::Teardown(e.one_line()));
                 }
             }
         }
@@ -344,13 +346,13 @@ impl ScratchDir {
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let path = std::env::temp_dir().join(format!("ftlsim-{tag}-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&path)
-            .with_context(|| format!("cannot create {}", path.display()))?;
+            .io_context(|| format!("cannot create {}", path.display()))?;
         Ok(Self { path })
     }
 
     pub fn sub(&self, name: &str) -> Result<PathBuf> {
         let p = self.path.join(name);
-        std::fs::create_dir_all(&p).with_context(|| format!("cannot create {}", p.display()))?;
+        std::fs::create_dir_all(&p).io_context(|| format!("cannot create {}", p.display()))?;
         Ok(p)
     }
 }

@@ -257,7 +257,9 @@ sync";
     assert!(live.succeeded());
     let cfg =
         ftlsim_run::load::load_config(Some(&ftlsim_live::replay_config_path(&trace)), &[]).unwrap();
-    let replay = ftlsim_run::simulate(&cfg, false, &mut |_| {}).unwrap().report;
+    let replay = ftlsim_run::simulate(&cfg, false, &mut |_| {})
+        .unwrap()
+        .report;
     let _ = std::fs::remove_dir_all(&dir);
     let (a, b) = (&live.report.window, &replay.window);
     assert!(a.gc_count > 0, "the run must reach GC to test WAF: {a:?}");
