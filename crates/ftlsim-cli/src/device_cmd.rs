@@ -108,6 +108,12 @@ fn ignore_sigpipe() {
     }
 }
 
+/// What the live device tells while it runs, on stderr as `ftlsim: ...`
+/// (through `say!`: the teardown must go on when stderr is gone).
+fn notify() -> ftlsim_live::Notify {
+    std::sync::Arc::new(|n| say!(err, "ftlsim: {n}"))
+}
+
 /// The report as `ftlsim run` prints it (table or one JSON object).
 fn print_report(json: bool, cfg: &ftlsim::Config, report: &ftlsim::Report) -> Result<()> {
     if json {
@@ -161,9 +167,9 @@ pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
             };
             ignore_sigpipe();
             let interrupt = ftlsim_live::Interrupt::install()?;
-            let out = match ftlsim_live::run(&req, &interrupt) {
+            let out = match ftlsim_live::run(&req, &interrupt, &notify()) {
                 Ok(out) => out,
-                Err(e) => return Ok(failed(&e, &interrupt)),
+                Err(e) => return Ok(failed(e, &interrupt)),
             };
             let h = out.host;
             say!(err,
@@ -241,9 +247,9 @@ pub fn run_device_command(cmd: DeviceCommand) -> Result<ExitCode> {
                 ftlsim_live::serve::disk_path(&dir).display(),
                 dir.join("stats.json").display()
             );
-            let out = match ftlsim_live::serve::serve(&req, &interrupt) {
+            let out = match ftlsim_live::serve::serve(&req, &interrupt, &notify()) {
                 Ok(out) => out,
-                Err(e) => return Ok(failed(&e, &interrupt)),
+                Err(e) => return Ok(failed(e, &interrupt)),
             };
             for line in &out.took_down {
                 say!(err, "ftlsim: {line}");
@@ -314,11 +320,13 @@ fn interrupted_how(ended: Option<Ended>) -> String {
 /// A live command that failed: the error, and the exit status: 128 + the
 /// signal's number when a signal had asked it to stop (the error is then
 /// most likely what the stop did to the step under way), 2 otherwise.
-fn failed(e: &anyhow::Error, interrupt: &ftlsim_live::Interrupt) -> ExitCode {
-    if let Some(i) = e.downcast_ref::<ftlsim_live::Interrupted>() {
+fn failed(e: ftlsim_live::LiveError, interrupt: &ftlsim_live::Interrupt) -> ExitCode {
+    if let Some(i) = e.interrupted() {
         say!(err, "ftlsim: {i}; everything done so far was undone");
         return ExitCode::from(i.exit_status());
     }
+    // With its causes, as main prints every other error.
+    let e = anyhow::Error::from(e);
     say!(err, "ftlsim: error: {e:#}");
     match interrupt.check("") {
         Err(i) => ExitCode::from(i.exit_status()),

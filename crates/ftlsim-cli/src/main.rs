@@ -156,10 +156,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             eprintln!("ftlsim: seed {}", cfg.workload.seed);
             let mut progress = progress::Progress::new();
             let started = std::time::Instant::now();
-            let report = ftlsim_run::simulate(&cfg, check, &mut |p| {
-                progress.update(p.phase.name(), p.done, p.total);
-            })?;
+            let ftlsim_run::Simulated { report, warnings } =
+                ftlsim_run::simulate(&cfg, check, &mut |p| {
+                    progress.update(p.phase.name(), p.done, p.total);
+                })?;
             progress.finish();
+            for w in &warnings {
+                eprintln!("ftlsim: {w}");
+            }
             eprintln!(
                 "ftlsim: simulated {} host page writes in {:.2} s",
                 report.device.total_host_write_pages,

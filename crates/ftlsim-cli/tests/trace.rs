@@ -143,6 +143,15 @@ fn bad_traces_name_file_and_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("bad.csv:2:"), "{err}");
+    // Skipped: the run goes on, and says how many lines it skipped (the
+    // library returns the warning; the CLI prints it).
+    let mut skipping = args.clone();
+    skipping.extend(["--set", "workload.trace.skip_bad_lines=true"]);
+    let out = ftlsim(&skipping);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let said = format!("ftlsim: {}: skipped 1 bad lines\n", path.display());
+    assert!(err.contains(&said), "{err}");
     args.extend(["--set", "workload.trace.format=bogus"]);
     let out = ftlsim(&args);
     let err = String::from_utf8_lossy(&out.stderr);

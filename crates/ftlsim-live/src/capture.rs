@@ -18,7 +18,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
 
-use anyhow::{bail, Context, Result};
+use crate::error::{IoContext, LiveError, Result};
 
 /// The capture library, as built for this machine.
 pub const LIBRARY: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libftlsim_capture.so"));
@@ -39,10 +39,10 @@ impl Preload {
     /// Writes the library out; the log `out` is created empty.
     pub fn new(out: &Path, walk: bool) -> Result<Self> {
         std::fs::write(out, b"")
-            .with_context(|| format!("--out {}: cannot create", out.display()))?;
+            .io_context(|| format!("--out {}: cannot create", out.display()))?;
         let out = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
         let lib = std::env::temp_dir().join(format!("libftlsim_capture-{}.so", std::process::id()));
-        std::fs::write(&lib, LIBRARY).with_context(|| format!("cannot write {}", lib.display()))?;
+        std::fs::write(&lib, LIBRARY).io_context(|| format!("cannot write {}", lib.display()))?;
         Ok(Self { lib, out, walk })
     }
 
@@ -64,7 +64,9 @@ impl Drop for Preload {
 /// `out` (created empty first); `walk` adds the frame-walk signature.
 pub fn capture(out: &Path, command: &[OsString], walk: bool) -> Result<ExitStatus> {
     let Some(program) = command.first() else {
-        bail!("capture needs a command after `--`");
+        return Err(LiveError::Input(
+            "capture needs a command after `--`".into(),
+        ));
     };
     let preload = Preload::new(out, walk)?;
     let mut cmd = Command::new(program);
@@ -72,5 +74,5 @@ pub fn capture(out: &Path, command: &[OsString], walk: bool) -> Result<ExitStatu
     preload
         .apply(&mut cmd)
         .status()
-        .with_context(|| format!("cannot run {}", OsStr::new(program).to_string_lossy()))
+        .io_context(|| format!("cannot run {}", OsStr::new(program).to_string_lossy()))
 }

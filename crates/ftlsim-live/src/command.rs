@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Child, Command, ExitStatus};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use crate::error::{IoContext, Result};
 
 use crate::capture::Preload;
 use crate::interrupt::Interrupt;
@@ -87,7 +87,7 @@ pub fn run_in(
     }
     let mut child = cmd
         .spawn()
-        .with_context(|| format!("cannot run {}", program.to_string_lossy()))?;
+        .io_context(|| format!("cannot run {}", program.to_string_lossy()))?;
     let ended = wait(&mut child, interrupt);
     if let Some(t) = terminal {
         t.restore();
@@ -101,7 +101,10 @@ fn wait(child: &mut Child, interrupt: &Interrupt) -> Result<Ended> {
     // exec, so before spawn returned.
     let group = child.id() as libc::pid_t;
     loop {
-        if let Some(status) = child.try_wait().context("waiting for the command")? {
+        if let Some(status) = child
+            .try_wait()
+            .io_context(|| "waiting for the command".into())?
+        {
             return Ok(Ended::Exited(status));
         }
         if let Some(signal) = interrupt.signal() {
@@ -122,7 +125,9 @@ fn stop_group(child: &mut Child, group: libc::pid_t, signal: i32) -> Result<Ende
     let mut status = None;
     while Instant::now() < deadline {
         if status.is_none() {
-            status = child.try_wait().context("waiting for the command")?;
+            status = child
+                .try_wait()
+                .io_context(|| "waiting for the command".into())?;
         }
         if status.is_some() && !group_alive(group) {
             break;
@@ -135,7 +140,9 @@ fn stop_group(child: &mut Child, group: libc::pid_t, signal: i32) -> Result<Ende
     }
     let status = match status {
         Some(s) => s,
-        None => child.wait().context("waiting for the command")?,
+        None => child
+            .wait()
+            .io_context(|| "waiting for the command".into())?,
     };
     // Members other than the leader are reaped by init; SIGKILL has
     // already made them let go of their files.

@@ -5,13 +5,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use anyhow::{bail, Context, Result};
 use ftlsim::config::Config;
 use ftlsim::Report;
 use ftlsim_trace::{check_not_input, OutputFile};
 
+use crate::error::{IoContext, LiveError, Result};
 use crate::fuse::{self, SharedHandler};
 use crate::handler::{Handler, HostCounters, LiveRequest};
+use crate::notice::Notify;
 use crate::sim::{live_config, LiveCounters, SimThread};
 use crate::store::PageStore;
 
@@ -58,22 +59,24 @@ pub fn fitted_config(
     if let (Some(record), Some(config)) = (record, config) {
         for out in [record.to_path_buf(), replay_config_path(record)] {
             check_not_input(&out, &[config])
-                .with_context(|| format!("--record {}", record.display()))?;
+                .io_context(|| format!("--record {}", record.display()))?;
         }
     }
     let base = ftlsim_run::load::load_config(config, sets)?;
     let page_bytes = u64::from(base.device.page_bytes);
     if size_bytes % page_bytes != 0 {
-        bail!(
+        return Err(LiveError::Input(format!(
             "--size {size_bytes} bytes is not a whole number of device.page_bytes = {page_bytes}"
-        );
+        )));
     }
     let want_pages = size_bytes / page_bytes;
     // The fraction of physical pages the top of the stack offers, from the
     // config as given; then a few steps up for rounding.
     let ratio = base.host_pages() as f64 / base.physical_pages() as f64;
     if ratio <= 0.0 {
-        bail!("the config offers no logical pages at the top of its host stack");
+        return Err(LiveError::Input(
+            "the config offers no logical pages at the top of its host stack".into(),
+        ));
     }
     let ppb = u64::from(base.device.pages_per_block);
     let mut blocks = ((want_pages as f64 / ratio) / ppb as f64).ceil() as u64;
@@ -89,35 +92,35 @@ pub fn fitted_config(
             // (too few blocks for its spare factor, streams or layers):
             // the size asked for is the culprit, not the key that noticed.
             Err(_) if blocks < u64::from(base.device.blocks) => {
-                let smallest = smallest_blocks(blocks, u64::from(base.device.blocks), &with_blocks);
+                let smallest = smallest_blocks(blocks, u64::from(base.device.blocks), &|b| {
+                    with_blocks(b).is_ok()
+                });
                 let offered = with_blocks(smallest)
                     .map(|c| c.host_pages() * page_bytes)
                     .unwrap_or(0);
-                bail!(
+                return Err(LiveError::Input(format!(
                     "--size {size_bytes} bytes is below the smallest device this config allows: \
                      {offered} bytes (device.blocks = {smallest})"
-                );
+                )));
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         };
         if cfg.host_pages() >= want_pages {
             return Ok(live_config(cfg, record));
         }
         blocks += 1 + blocks / 1000;
     }
-    bail!("cannot fit device.blocks to --size {size_bytes} bytes")
+    Err(LiveError::Input(format!(
+        "cannot fit device.blocks to --size {size_bytes} bytes"
+    )))
 }
 
 /// The fewest blocks in (`failing`, `loading`] with which the config
 /// loads, by bisection (`loading` does, `failing` does not).
-fn smallest_blocks(
-    mut failing: u64,
-    mut loading: u64,
-    load: &dyn Fn(u64) -> Result<Config>,
-) -> u64 {
+fn smallest_blocks(mut failing: u64, mut loading: u64, loads: &dyn Fn(u64) -> bool) -> u64 {
     while loading - failing > 1 {
         let mid = failing + (loading - failing) / 2;
-        if load(mid).is_ok() {
+        if loads(mid) {
             loading = mid;
         } else {
             failing = mid;
@@ -143,12 +146,12 @@ fn page_store(
     let size_bytes = pages * u64::from(page_bytes);
     match backing {
         Some(path) => PageStore::file(path, pages, page_bytes, dedup)
-            .with_context(|| format!("--backing {}", path.display())),
-        None if size_bytes > MEMORY_STORE_MAX_BYTES => bail!(
+            .io_context(|| format!("--backing {}", path.display())),
+        None if size_bytes > MEMORY_STORE_MAX_BYTES => Err(LiveError::Input(format!(
             "--size: a device over {} GiB keeps its bytes in a sparse file: pass --backing FILE \
              (on a disk with room for the data written)",
             MEMORY_STORE_MAX_BYTES >> 30
-        ),
+        ))),
         None => Ok(PageStore::new(pages, page_bytes, dedup)),
     }
 }
@@ -165,13 +168,16 @@ impl LiveDevice {
     /// Builds the device of `cfg` (from [`fitted_config`]) exposing
     /// `size_bytes`, records to `record` when given, keeps its bytes in
     /// the sparse file `backing` when given (in memory otherwise), and
-    /// mounts its FUSE file system at `dir`.
+    /// mounts its FUSE file system at `dir`. What the user must know while
+    /// it runs (the simulation stopped, the backing file failed) goes to
+    /// `notify`.
     pub fn start(
         cfg: Config,
         size_bytes: u64,
         record: Option<&Path>,
         backing: Option<&Path>,
         dir: &Path,
+        notify: &Notify,
     ) -> Result<Self> {
         ftlsim_run::check_memory(&cfg)?;
         if let Some(path) = record {
@@ -181,15 +187,15 @@ impl LiveDevice {
         let pages = size_bytes / u64::from(page_bytes);
         let dedup = cfg.ftl.dedup;
         let store = page_store(pages, page_bytes, dedup, backing)?;
-        let (sim, tx) = SimThread::spawn(cfg.clone(), record)?;
+        let (sim, tx) = SimThread::spawn(cfg.clone(), record, Arc::clone(notify))?;
         let handler = Arc::new(Mutex::new(Handler::new(
             store,
             size_bytes,
             tx,
             dedup || record.is_some(),
         )));
-        let session = fuse::mount(Arc::clone(&handler), dir)
-            .with_context(|| format!("cannot mount the FUSE file system at {}", dir.display()))?;
+        let session = fuse::mount(Arc::clone(&handler), dir, Arc::clone(notify))
+            .io_context(|| format!("cannot mount the FUSE file system at {}", dir.display()))?;
         Ok(Self {
             cfg,
             handler,
@@ -224,7 +230,7 @@ impl LiveDevice {
     pub fn stop(mut self) -> Result<(Report, HostCounters)> {
         if let Some(s) = self.session.take() {
             s.umount_and_join()
-                .context("cannot unmount the FUSE file system")?;
+                .io_context(|| "cannot unmount the FUSE file system".into())?;
         }
         let host = self.host_counters();
         // The last handle on the sender: dropping it ends the simulator's input.
@@ -245,10 +251,10 @@ pub fn replay_config_path(trace: &Path) -> PathBuf {
 /// Writes the live device's whole config (the fitted device, the trace as
 /// its workload), so that `ftlsim run TRACE.toml` replays the run.
 fn write_replay_config(cfg: &Config, trace: &Path) -> Result<()> {
-    let text = toml::to_string(cfg).context("cannot write the config as TOML")?;
+    let text = toml::to_string(cfg).map_err(LiveError::Toml)?;
     let path = replay_config_path(trace);
     OutputFile::write_all_to(&path, &[], text.as_bytes())
-        .with_context(|| format!("cannot write {}", path.display()))
+        .io_context(|| format!("cannot write {}", path.display()))
 }
 
 #[cfg(test)]

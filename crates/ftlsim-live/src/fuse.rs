@@ -18,6 +18,7 @@ use fuser::{
 };
 
 use crate::handler::{Handler, IoError, RequestSink};
+use crate::notice::{Notice, Notify};
 
 /// The one file's name and inode.
 pub const DISK_NAME: &str = "disk";
@@ -39,15 +40,18 @@ pub struct LiveFs<S: RequestSink + Send + 'static> {
     handler: SharedHandler<S>,
     size_bytes: u64,
     started: SystemTime,
+    /// Where a backing-file error is told (the host sees only EIO).
+    notify: Notify,
 }
 
 impl<S: RequestSink + Send + 'static> LiveFs<S> {
-    pub fn new(handler: SharedHandler<S>) -> Self {
+    pub fn new(handler: SharedHandler<S>, notify: Notify) -> Self {
         let size_bytes = handler.lock().expect("not poisoned").size_bytes();
         Self {
             handler,
             size_bytes,
             started: SystemTime::now(),
+            notify,
         }
     }
 
@@ -80,7 +84,11 @@ impl<S: RequestSink + Send + 'static> LiveFs<S> {
         let mut h = self.handler.lock().map_err(|_| Errno::EIO)?;
         f(&mut h).map_err(|e| match e {
             IoError::OutOfRange => Errno::EINVAL,
-            IoError::DeviceGone | IoError::Backing => Errno::EIO,
+            IoError::DeviceGone => Errno::EIO,
+            IoError::Backing(e) => {
+                (self.notify)(Notice::BackingFile(e));
+                Errno::EIO
+            }
         })
     }
 }
@@ -270,6 +278,7 @@ impl<S: RequestSink + Send + 'static> Filesystem for LiveFs<S> {
 pub fn mount<S: RequestSink + Send + 'static>(
     handler: SharedHandler<S>,
     dir: &Path,
+    notify: Notify,
 ) -> std::io::Result<fuser::BackgroundSession> {
     let mut config = fuser::Config::default();
     config.mount_options = vec![
@@ -277,5 +286,5 @@ pub fn mount<S: RequestSink + Send + 'static>(
         fuser::MountOption::Subtype("ftlsim".into()),
         fuser::MountOption::RW,
     ];
-    fuser::spawn_mount(LiveFs::new(handler), dir, &config)
+    fuser::spawn_mount(LiveFs::new(handler, notify), dir, &config)
 }

@@ -55,22 +55,21 @@ pub struct HostCounters {
     pub stored_pages: u64,
 }
 
-/// Why an operation failed (mapped to an errno by the FUSE glue).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Why an operation failed (mapped to an errno by the FUSE glue, which
+/// also tells the user about a backing-file error: the host sees only EIO).
+#[derive(Debug)]
 pub enum IoError {
     /// Past the end of the device.
     OutOfRange,
     /// The simulation stopped (an error, or the device's end of life).
     DeviceGone,
     /// The backing file failed (`--backing`): a read, write or hole punch.
-    Backing,
+    Backing(std::io::Error),
 }
 
 impl From<std::io::Error> for IoError {
     fn from(e: std::io::Error) -> Self {
-        // Said on stderr here: the host only sees EIO.
-        eprintln!("ftlsim: the backing file: {e}");
-        IoError::Backing
+        IoError::Backing(e)
     }
 }
 

@@ -11,7 +11,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use crate::error::{IoContext, Result};
 
 /// The signals that stop a live run gracefully.
 pub const SIGNALS: [i32; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
@@ -44,7 +44,7 @@ impl Interrupt {
                 .and_then(|_| {
                     signal_hook::flag::register_usize(sig, Arc::clone(&me.signal), sig as usize)
                 })
-                .with_context(|| format!("cannot handle {}", signal_name(sig)))?;
+                .io_context(|| format!("cannot handle {}", signal_name(sig)))?;
         }
         Ok(me)
     }

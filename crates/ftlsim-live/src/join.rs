@@ -19,7 +19,7 @@ use std::io::BufWriter;
 use std::os::fd::AsRawFd;
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use crate::error::{IoContext, LiveError, Result, StepContext};
 use ftlsim_trace::{NativeWriter, OutputFile, ReaderOptions, TraceOp, TraceRecord};
 
 /// A file by (device, inode), as the capture log names it.
@@ -80,13 +80,19 @@ pub struct CaptureLog {
 fn num(f: &[&str], i: usize, line: usize) -> Result<u64> {
     f.get(i)
         .and_then(|s| s.parse().ok())
-        .with_context(|| format!("capture log line {line}: field {} is not a number", i + 1))
+        .ok_or_else(|| LiveError::CaptureLog {
+            line,
+            what: format!("field {} is not a number", i + 1),
+        })
 }
 
 fn hex(f: &[&str], i: usize, line: usize) -> Result<u64> {
     f.get(i)
         .and_then(|s| u64::from_str_radix(s, 16).ok())
-        .with_context(|| format!("capture log line {line}: field {} is not hex", i + 1))
+        .ok_or_else(|| LiveError::CaptureLog {
+            line,
+            what: format!("field {} is not hex", i + 1),
+        })
 }
 
 impl CaptureLog {
@@ -122,10 +128,12 @@ impl CaptureLog {
                     if !matches!(op, "write" | "pwrite" | "writev" | "pwritev") {
                         continue;
                     }
-                    let offset: i64 = f
-                        .get(7)
-                        .and_then(|s| s.parse().ok())
-                        .with_context(|| format!("capture log line {n}: bad offset"))?;
+                    let offset: i64 = f.get(7).and_then(|s| s.parse().ok()).ok_or_else(|| {
+                        LiveError::CaptureLog {
+                            line: n,
+                            what: "bad offset".into(),
+                        }
+                    })?;
                     log.writes.push(FileWrite {
                         time_ns: num(&f, 1, n)?,
                         file: (num(&f, 5, n)?, num(&f, 6, n)?),
@@ -156,7 +164,12 @@ impl CaptureLog {
                     }
                 }
                 "" => {}
-                other => bail!("capture log line {n}: unknown record `{other}`"),
+                other => {
+                    return Err(LiveError::CaptureLog {
+                        line: n,
+                        what: format!("unknown record `{other}`"),
+                    })
+                }
             }
         }
         Ok(log)
@@ -354,7 +367,7 @@ pub fn join(
     let owners = Owners::new(&mut log.extents, page_bytes);
     let pcs = PcHistory::new(&mut log.writes, page_bytes);
     let mut reader = ftlsim_trace::open(trace, &ReaderOptions::default())
-        .with_context(|| format!("cannot read {}", trace.display()))?;
+        .step_context(|| format!("cannot read {}", trace.display()))?;
     let mut records = Vec::new();
     let mut rec = TraceRecord::default();
     while reader.next_record(&mut rec)? {
@@ -399,7 +412,7 @@ pub fn join(
             .map_err(|e| e.into_error())?
             .commit()
     };
-    rewrite().with_context(|| format!("cannot rewrite {}", trace.display()))?;
+    rewrite().io_context(|| format!("cannot rewrite {}", trace.display()))?;
     Ok(stats)
 }
 

@@ -17,7 +17,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::io::BufWriter;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use crate::error::{IoContext, LiveError, Result};
 use ftlsim::app::lsm::{FileId, Files};
 use ftlsim::error::SimError;
 use ftlsim::metrics::LayerStats;
@@ -135,10 +135,9 @@ pub fn layout(
     logical_bytes: u64,
     page_bytes: u64,
 ) -> Result<LayoutStats> {
-    anyhow::ensure!(
-        page_bytes > 0 && logical_bytes >= page_bytes,
-        "the device holds no page"
-    );
+    if !(page_bytes > 0 && logical_bytes >= page_bytes) {
+        return Err(LiveError::Input("the device holds no page".into()));
+    }
     let mut steps: Vec<(u64, FileKey, Step)> = log
         .writes
         .iter()
@@ -162,7 +161,7 @@ pub fn layout(
 
     // Renamed into place once whole: an error half-way leaves no torn trace.
     let file =
-        OutputFile::create(out, &[]).with_context(|| format!("cannot create {}", out.display()))?;
+        OutputFile::create(out, &[]).io_context(|| format!("cannot create {}", out.display()))?;
     let sink = TraceSink {
         out: NativeWriter::new(BufWriter::new(file))?,
         logical_pages: logical_bytes / page_bytes,
@@ -178,7 +177,11 @@ pub fn layout(
     let mut fingerprints = Vec::new();
     for (time_ns, key, step) in steps {
         files.device_mut().time_ns = time_ns;
-        let at = |e: SimError| anyhow::anyhow!("at {time_ns} ns, file {}:{}: {e}", key.0, key.1);
+        let at = |error: SimError| LiveError::Layout {
+            time_ns,
+            file: key,
+            error,
+        };
         match step {
             Step::Write {
                 offset_bytes,
@@ -242,7 +245,7 @@ pub fn layout(
         .finish()
         .and_then(|w| w.into_inner().map_err(|e| e.into_error()))
         .and_then(OutputFile::commit)
-        .with_context(|| format!("cannot write {}", out.display()))?;
+        .io_context(|| format!("cannot write {}", out.display()))?;
     Ok(stats)
 }
 

@@ -11,11 +11,15 @@
 //! * [`fuse`]: the FUSE glue (`fuser`).
 //! * [`system`]: requirements, loop device, mkfs, mount.
 //! * [`device`], [`run`]: one live device; `device run` from start to report.
+//! * [`error`]: `LiveError`, every way the above fails (the CLI prints its
+//!   chain on one line).
 //! * [`capture`]: `ftlsim capture`, the LD_PRELOAD program-context library.
 //! * [`join`]: captured file writes joined to the device's LBAs (FIEMAP),
 //!   for `device run --capture`; [`pclife`]: per-PC lifetimes of the result;
 //!   [`layout`]: the fallback, captured writes laid out on ftlsim's file layer.
 //! * [`serve`]: `device serve`, a device kept up with live statistics.
+//! * [`notice`]: what the user must know at once while a device runs (the
+//!   front end prints it; the library never does).
 //! * [`interrupt`]: SIGINT, SIGTERM, SIGHUP as a flag the steps poll;
 //!   [`command`]: the user's command in its own process group, stopped on
 //!   that flag; [`stale`]: what a killed device left behind, and its removal
@@ -27,11 +31,13 @@ pub mod backing;
 pub mod capture;
 pub mod command;
 pub mod device;
+pub mod error;
 pub mod fuse;
 pub mod handler;
 pub mod interrupt;
 pub mod join;
 pub mod layout;
+pub mod notice;
 pub mod pclife;
 pub mod run;
 pub mod serve;
@@ -41,6 +47,8 @@ pub mod store;
 pub mod system;
 
 pub use device::{fitted_config, parse_size, replay_config_path, LiveDevice};
+pub use error::LiveError;
 pub use interrupt::{Interrupt, Interrupted};
+pub use notice::{Notice, Notify};
 pub use run::{run, RunOutcome, RunRequest};
 pub use system::FsKind;

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use crate::error::{Result, StepContext};
 use ftlsim_trace::{ReaderOptions, TraceOp, TraceRecord};
 use serde::Serialize;
 
@@ -45,7 +45,7 @@ pub fn pc_lifetimes(path: &Path, page_bytes: u64) -> Result<Vec<PcLifetimes>> {
         ..ReaderOptions::default()
     };
     let mut reader = ftlsim_trace::open(path, &opts)
-        .with_context(|| format!("cannot read {}", path.display()))?;
+        .step_context(|| format!("cannot read {}", path.display()))?;
     let mut rec = TraceRecord::default();
     // LBA → (host page writes before its write, its PC).
     let mut live: HashMap<u64, (u64, Option<u64>)> = HashMap::new();

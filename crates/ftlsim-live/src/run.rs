@@ -6,16 +6,17 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
 use ftlsim::config::Config;
 use ftlsim::Report;
 
 use crate::capture::Preload;
 use crate::command::{self, Ended};
 use crate::device::{fitted_config, LiveDevice};
+use crate::error::{IoContext, LiveError, Result, StepContext};
 use crate::handler::HostCounters;
 use crate::interrupt::{Interrupt, Interrupted};
 use crate::join::{self, CaptureLog, JoinStats};
+use crate::notice::{Notice, Notify};
 use crate::stale;
 use crate::system::{self, FsKind, LoopDevice, Mounted, ScratchDir};
 
@@ -68,16 +69,26 @@ impl RunOutcome {
 /// under way is stopped — the command gets the signal, then SIGKILL after
 /// [`command::GRACE`] — everything done so far is undone, and the outcome
 /// says so; a raise before the device exists fails with [`Interrupted`].
-pub fn run(req: &RunRequest, interrupt: &Interrupt) -> Result<RunOutcome> {
+/// What the user must know while it runs goes to `notify`.
+pub fn run(req: &RunRequest, interrupt: &Interrupt, notify: &Notify) -> Result<RunOutcome> {
     let Some(program) = req.command.first() else {
-        bail!("device run needs a command after `--`");
+        return Err(LiveError::Input(
+            "device run needs a command after `--`".into(),
+        ));
     };
     if req.capture.is_some() {
         if req.record.is_none() {
-            bail!("--capture needs --record TRACE (the joined, PC-tagged trace is written there)");
+            return Err(LiveError::Input(
+                "--capture needs --record TRACE (the joined, PC-tagged trace is written there)"
+                    .into(),
+            ));
         }
         if req.fs == FsKind::Btrfs {
-            bail!("--capture needs --fs ext4 or xfs: btrfs's FIEMAP gives its own logical addresses, not the device's");
+            return Err(LiveError::Input(
+                "--capture needs --fs ext4 or xfs: btrfs's FIEMAP gives its own logical \
+                 addresses, not the device's"
+                    .into(),
+            ));
         }
     }
     // The config and --size first: a bad input is named wherever it runs,
@@ -89,7 +100,7 @@ pub fn run(req: &RunRequest, interrupt: &Interrupt) -> Result<RunOutcome> {
         req.record.as_deref(),
     )?;
     system::require(req.fs)?;
-    check_leftovers(req)?;
+    check_leftovers(req, notify)?;
     interrupt.check("set-up")?;
     let scratch = ScratchDir::new("live")?;
     let fuse_dir = scratch.sub("fuse")?;
@@ -99,6 +110,7 @@ pub fn run(req: &RunRequest, interrupt: &Interrupt) -> Result<RunOutcome> {
         req.record.as_deref(),
         req.backing.as_deref(),
         &fuse_dir,
+        notify,
     )?;
     let preload = req
         .capture
@@ -116,6 +128,7 @@ pub fn run(req: &RunRequest, interrupt: &Interrupt) -> Result<RunOutcome> {
         let lo = LoopDevice::attach(
             &LiveDevice::disk_path(&fuse_dir),
             device.cfg.device.page_bytes,
+            notify,
         )?;
         interrupt.check("losetup")?;
         system::mkfs(req.fs, &lo.path)?;
@@ -123,12 +136,12 @@ pub fn run(req: &RunRequest, interrupt: &Interrupt) -> Result<RunOutcome> {
         let mount_dir = match &req.mount {
             Some(d) => {
                 std::fs::create_dir_all(d)
-                    .with_context(|| format!("--mount {}: cannot create", d.display()))?;
+                    .io_context(|| format!("--mount {}: cannot create", d.display()))?;
                 d.clone()
             }
             None => scratch.sub("mnt")?,
         };
-        let mounted = Mounted::mount(req.fs, &lo.path, &mount_dir, req.discard)?;
+        let mounted = Mounted::mount(req.fs, &lo.path, &mount_dir, req.discard, notify)?;
         interrupt.check("the mount")?;
         let ended = command::run_in(
             program,
@@ -143,9 +156,9 @@ pub fn run(req: &RunRequest, interrupt: &Interrupt) -> Result<RunOutcome> {
             // SAFETY: sync(2) takes no arguments and cannot fail.
             unsafe { libc::sync() };
             let text = std::fs::read_to_string(cap)
-                .with_context(|| format!("--capture {}: cannot read", cap.display()))?;
+                .io_context(|| format!("--capture {}: cannot read", cap.display()))?;
             let mut parsed =
-                CaptureLog::parse(&text).with_context(|| format!("--capture {}", cap.display()))?;
+                CaptureLog::parse(&text).step_context(|| format!("--capture {}", cap.display()))?;
             let last = join::final_extents(&parsed, join::monotonic_ns());
             parsed.extents.extend(last);
             log = Some(parsed);
@@ -165,7 +178,7 @@ pub fn run(req: &RunRequest, interrupt: &Interrupt) -> Result<RunOutcome> {
         // The command had finished when the signal came: the run is whole.
         Ok(ended) => (Some(ended), interrupt.check("the unmount").err()),
         // Stopped before the command: the drops above undid the steps.
-        Err(e) => match e.downcast_ref::<Interrupted>() {
+        Err(e) => match e.interrupted() {
             Some(i) => (None, Some(*i)),
             None => return Err(e),
         },
@@ -176,7 +189,7 @@ pub fn run(req: &RunRequest, interrupt: &Interrupt) -> Result<RunOutcome> {
     let join = match (log, &req.record) {
         (Some(log), Some(trace)) => Some(
             join::join(trace, log, started_ns, u64::from(cfg.device.page_bytes))
-                .context("--capture: the join to the recorded trace")?,
+                .step_context(|| "--capture: the join to the recorded trace".into())?,
         ),
         _ => None,
     };
@@ -195,7 +208,7 @@ pub fn run(req: &RunRequest, interrupt: &Interrupt) -> Result<RunOutcome> {
 /// unless a leftover is in its way — a mount on `--mount DIR`, or (for
 /// btrfs, whose mkfs stats every mount and fails on a dead FUSE one) a
 /// dead FUSE mount anywhere; then it stops with the same advice.
-fn check_leftovers(req: &RunRequest) -> Result<()> {
+fn check_leftovers(req: &RunRequest, notify: &Notify) -> Result<()> {
     let found = stale::find();
     if found.is_empty() {
         return Ok(());
@@ -209,8 +222,11 @@ fn check_leftovers(req: &RunRequest) -> Result<()> {
         on_mount_dir || (req.fs == FsKind::Btrfs && left.fuse_mounted)
     });
     if in_the_way {
-        bail!("{}; it is in this run's way", stale::warning(&found));
+        return Err(LiveError::Input(format!(
+            "{}; it is in this run's way",
+            stale::warning(&found)
+        )));
     }
-    system::warn(&format!("warning: {}", stale::warning(&found)));
+    notify(Notice::Leftovers(stale::warning(&found)));
     Ok(())
 }

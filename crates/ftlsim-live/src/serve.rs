@@ -6,15 +6,15 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
 use ftlsim::{Config, Report};
 use serde::Serialize;
 
 use crate::device::{fitted_config, LiveDevice};
+use crate::error::{IoContext, LiveError, Result};
 use crate::handler::HostCounters;
 use crate::interrupt::Interrupt;
+use crate::notice::{Notice, Notify};
 use crate::stale;
-use crate::system;
 
 /// What `ftlsim device serve` was asked to do.
 pub struct ServeRequest {
@@ -60,8 +60,9 @@ pub fn disk_path(dir: &Path) -> PathBuf {
 /// Serves until `stop` is raised (the CLI raises it on SIGINT, SIGTERM or
 /// SIGHUP), then takes down the file systems and loop devices the user left
 /// on the device (synced by umount while the device still answers),
-/// unmounts FUSE and returns the report. Needs root and /dev/fuse.
-pub fn serve(req: &ServeRequest, stop: &Interrupt) -> Result<ServeOutcome> {
+/// unmounts FUSE and returns the report. Needs root and /dev/fuse. What
+/// the user must know while it runs goes to `notify`.
+pub fn serve(req: &ServeRequest, stop: &Interrupt, notify: &Notify) -> Result<ServeOutcome> {
     let cfg = fitted_config(
         req.config.as_deref(),
         &req.sets,
@@ -73,24 +74,25 @@ pub fn serve(req: &ServeRequest, stop: &Interrupt) -> Result<ServeOutcome> {
     // mountinfo's paths are absolute; DIR may be relative.
     let absolute = std::path::absolute(&fuse_dir).unwrap_or_else(|_| fuse_dir.clone());
     if found.iter().any(|left| left.fuse_dir == absolute) {
-        bail!(
+        return Err(LiveError::Input(format!(
             "{}; it is in the way of {}",
             stale::warning(&found),
             fuse_dir.display()
-        );
+        )));
     }
     if !found.is_empty() {
-        system::warn(&format!("warning: {}", stale::warning(&found)));
+        notify(Notice::Leftovers(stale::warning(&found)));
     }
     stop.check("set-up")?;
     std::fs::create_dir_all(&fuse_dir)
-        .with_context(|| format!("cannot create {}", fuse_dir.display()))?;
+        .io_context(|| format!("cannot create {}", fuse_dir.display()))?;
     let device = LiveDevice::start(
         cfg.clone(),
         req.size_bytes,
         req.record.as_deref(),
         req.backing.as_deref(),
         &fuse_dir,
+        notify,
     )?;
     let started = Instant::now();
     let stats_path = req.dir.join("stats.json");
@@ -107,7 +109,7 @@ pub fn serve(req: &ServeRequest, stop: &Interrupt) -> Result<ServeOutcome> {
         // Written aside and renamed, so a reader never sees half a file.
         std::fs::write(&tmp_path, serde_json::to_vec_pretty(&stats)?)
             .and_then(|()| std::fs::rename(&tmp_path, &stats_path))
-            .with_context(|| format!("cannot write {}", stats_path.display()))?;
+            .io_context(|| format!("cannot write {}", stats_path.display()))?;
         if stop.signal().is_some() {
             break;
         }

@@ -13,14 +13,15 @@ use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use anyhow::{anyhow, Context, Result};
 use ftlsim::config::{Config, Precondition, WorkloadType};
 use ftlsim::metrics::Counters;
 use ftlsim::request::{Request, RequestSource};
 use ftlsim::{Report, RunOptions, SimError, Simulation};
 use ftlsim_trace::{NativeWriter, TraceRecord};
 
+use crate::error::{IoContext, LiveError, Result};
 use crate::handler::{LiveRequest, RequestSink};
+use crate::notice::{Notice, Notify};
 
 /// Requests in flight between the FUSE handler and the simulator: enough
 /// to ride out a GC burst, bounded so memory is too.
@@ -128,15 +129,20 @@ pub struct SimThread {
 
 impl SimThread {
     /// Starts the simulator on `cfg` (a [`live_config`]), recording to
-    /// `record` if given. Returns the thread and the handler's sink.
-    pub fn spawn(cfg: Config, record: Option<&Path>) -> Result<(Self, SyncSender<LiveRequest>)> {
+    /// `record` if given; an error that stops it is told to `notify` at
+    /// once. Returns the thread and the handler's sink.
+    pub fn spawn(
+        cfg: Config,
+        record: Option<&Path>,
+        notify: Notify,
+    ) -> Result<(Self, SyncSender<LiveRequest>)> {
         let (tx, rx) = std::sync::mpsc::sync_channel(CHANNEL_REQUESTS);
         let record = match record {
             Some(path) => {
                 let file = File::create(path)
-                    .with_context(|| format!("--record {}: cannot create", path.display()))?;
+                    .io_context(|| format!("--record {}: cannot create", path.display()))?;
                 let writer = NativeWriter::new(BufWriter::new(file))
-                    .with_context(|| format!("--record {}", path.display()))?;
+                    .io_context(|| format!("--record {}", path.display()))?;
                 Some(Recording {
                     writer,
                     rec: TraceRecord::default(),
@@ -167,17 +173,17 @@ impl SimThread {
                     sim.warm_up(&mut progress)?;
                     sim.measure(&mut progress)?;
                     if let Some(e) = record_error.lock().expect("not poisoned").take() {
-                        return Err(anyhow!("--record {e}"));
+                        return Err(LiveError::Recording(e));
                     }
                     Ok(sim.finish()?)
                 })();
                 // Said at once: the host sees only EIO from here on.
                 if let Err(e) = &result {
-                    eprintln!("ftlsim: the simulated device stopped: {e:#}");
+                    notify(Notice::SimulationStopped(e.one_line()));
                 }
                 result
             })
-            .context("cannot start the simulation thread")?;
+            .io_context(|| "cannot start the simulation thread".into())?;
         Ok((Self { handle, counters }, tx))
     }
 
@@ -186,6 +192,6 @@ impl SimThread {
     pub fn join(self) -> Result<Report> {
         self.handle
             .join()
-            .map_err(|_| anyhow!("the simulation thread panicked"))?
+            .map_err(|_| LiveError::SimulationPanicked)?
     }
 }

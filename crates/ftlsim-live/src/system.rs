@@ -4,8 +4,11 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
 
-use anyhow::{bail, Context, Result};
+use crate::error::{IoContext, LiveError, Result};
+
+use crate::notice::{Notice, Notify};
 
 /// File systems a live run can make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,7 +114,7 @@ pub fn require_device() -> Result<()> {
         .filter(|m| m.starts_with("root") || m.starts_with("/dev/fuse"))
         .collect();
     if !missing.is_empty() {
-        bail!("a live device needs {}", missing.join(", "));
+        return Err(LiveError::Missing(missing.join(", ")));
     }
     Ok(())
 }
@@ -120,7 +123,7 @@ pub fn require_device() -> Result<()> {
 pub fn require(fs: FsKind) -> Result<()> {
     let missing = missing_requirements(fs);
     if !missing.is_empty() {
-        bail!("a live device needs {}", missing.join(", "));
+        return Err(LiveError::Missing(missing.join(", ")));
     }
     Ok(())
 }
@@ -131,14 +134,14 @@ pub fn require(fs: FsKind) -> Result<()> {
 /// its steps, and not the `umount` or `losetup -d` doing the undoing.
 pub(crate) fn run_tool(prog: &str, args: &[&str]) -> Result<String> {
     use std::os::unix::process::CommandExt;
-    let exe = find_program(prog).with_context(|| format!("{prog} not found"))?;
+    let exe = find_program(prog).ok_or_else(|| LiveError::Tool(format!("{prog} not found")))?;
     let out = Command::new(&exe)
         .args(args)
         .process_group(0)
         .output()
-        .with_context(|| format!("cannot run {prog}"))?;
+        .io_context(|| format!("cannot run {prog}"))?;
     if !out.status.success() {
-        bail!(
+        return Err(LiveError::Tool(format!(
             "{prog} {} failed ({}): {}",
             args.join(" "),
             out.status,
@@ -148,17 +151,9 @@ pub(crate) fn run_tool(prog: &str, args: &[&str]) -> Result<String> {
                 .take(3)
                 .collect::<Vec<_>>()
                 .join(" / ")
-        );
+        )));
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
-/// One line on stderr, prefixed `ftlsim: `. A failed write is ignored
-/// rather than a panic (as `eprintln!` would): after SIGHUP the terminal
-/// may be gone, and the teardown must go on.
-pub fn warn(msg: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "ftlsim: {msg}");
 }
 
 /// Polls `done` every 20 ms until it holds or `limit` has passed; whether
@@ -176,9 +171,11 @@ pub(crate) fn wait_until(limit: std::time::Duration, mut done: impl FnMut() -> b
     }
 }
 
-/// A loop device over a file; detached on drop.
+/// A loop device over a file; detached on drop (a failure there is told
+/// to `notify`: a drop cannot return it).
 pub struct LoopDevice {
     pub path: String,
+    notify: Notify,
 }
 
 impl LoopDevice {
@@ -186,21 +183,26 @@ impl LoopDevice {
     /// size, so the file system's I/O arrives page-aligned) and buffered
     /// I/O; the kernel turns discards into `fallocate(PUNCH_HOLE)` on
     /// the file, which the FUSE side takes as trims.
-    pub fn attach(file: &Path, sector_bytes: u32) -> Result<Self> {
-        let file = file.to_str().context("the FUSE file's path is not UTF-8")?;
+    pub fn attach(file: &Path, sector_bytes: u32, notify: &Notify) -> Result<Self> {
+        let file = file
+            .to_str()
+            .ok_or_else(|| LiveError::Input("the FUSE file's path is not UTF-8".into()))?;
         let sector = sector_bytes.to_string();
         let path = run_tool(
             "losetup",
             &["--find", "--show", "--sector-size", &sector, file],
         )?;
-        Ok(Self { path })
+        Ok(Self {
+            path,
+            notify: Arc::clone(notify),
+        })
     }
 }
 
 impl Drop for LoopDevice {
     fn drop(&mut self) {
         if let Err(e) = run_tool("losetup", &["-d", &self.path]) {
-            warn(&format!("{e:#}"));
+            (self.notify)(Notice::Teardown(e.one_line()));
             return;
         }
         // The kernel detaches a loop device lazily, once its last user
@@ -213,7 +215,10 @@ impl Drop for LoopDevice {
             .unwrap_or_default();
         let bound = PathBuf::from(format!("/sys/block/{name}/loop/backing_file"));
         if !wait_until(std::time::Duration::from_secs(10), || !bound.exists()) {
-            warn(&format!("{} still attached after 10 s", self.path));
+            (self.notify)(Notice::Teardown(format!(
+                "{} still attached after 10 s",
+                self.path
+            )));
         }
     }
 }
@@ -226,7 +231,7 @@ pub fn mkfs(fs: FsKind, dev: &str) -> Result<()> {
     run_tool(prog, &args).map(|_| ()).map_err(|e| {
         // mkfs.btrfs stats every mount point to check that `dev` is not in
         // use, and gives up on a FUSE mount whose server has died; say which.
-        if format!("{e:#}").contains("Transport endpoint is not connected") {
+        if e.one_line().contains("Transport endpoint is not connected") {
             e.context(format!(
                 "a dead FUSE mount is in the way (`ftlsim device cleanup` removes ftlsim's; \
                  `umount -l DIR` any other): {}",
@@ -255,18 +260,26 @@ fn dead_fuse_mounts() -> Vec<String> {
 }
 
 /// A mounted file system; synced and unmounted on drop (or by `unmount`,
-/// which reports errors), lazily if it is still busy then.
+/// which reports errors), lazily if it is still busy then (a failure of
+/// that is told to `notify`).
 pub struct Mounted {
     dir: PathBuf,
     mounted: bool,
+    notify: Notify,
 }
 
 impl Mounted {
     /// Mounts `dev` at `dir`; `discard` as in [`FsKind::mount_options`].
-    pub fn mount(fs: FsKind, dev: &str, dir: &Path, discard: bool) -> Result<Self> {
+    pub fn mount(
+        fs: FsKind,
+        dev: &str,
+        dir: &Path,
+        discard: bool,
+        notify: &Notify,
+    ) -> Result<Self> {
         let d = dir
             .to_str()
-            .context("the mount directory's path is not UTF-8")?;
+            .ok_or_else(|| LiveError::Input("the mount directory's path is not UTF-8".into()))?;
         run_tool(
             "mount",
             &["-t", fs.name(), "-o", fs.mount_options(discard), dev, d],
@@ -274,6 +287,7 @@ impl Mounted {
         Ok(Self {
             dir: dir.to_path_buf(),
             mounted: true,
+            notify: Arc::clone(notify),
         })
     }
 
@@ -303,7 +317,7 @@ impl Drop for Mounted {
             let d = self.dir.to_string_lossy().into_owned();
             if run_tool("umount", &[&d]).is_err() {
                 if let Err(e) = run_tool("umount", &["-l", &d]) {
-                    warn(&format!("{e:#}"));
+                    (self.notify)(Notice::Teardown(e.one_line()));
                 }
             }
         }
@@ -332,13 +346,13 @@ impl ScratchDir {
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let path = std::env::temp_dir().join(format!("ftlsim-{tag}-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&path)
-            .with_context(|| format!("cannot create {}", path.display()))?;
+            .io_context(|| format!("cannot create {}", path.display()))?;
         Ok(Self { path })
     }
 
     pub fn sub(&self, name: &str) -> Result<PathBuf> {
         let p = self.path.join(name);
-        std::fs::create_dir_all(&p).with_context(|| format!("cannot create {}", p.display()))?;
+        std::fs::create_dir_all(&p).io_context(|| format!("cannot create {}", p.display()))?;
         Ok(p)
     }
 }

@@ -36,6 +36,12 @@ macro_rules! require_live {
     };
 }
 
+/// What the device tells while it runs, on the test's stderr as the CLI
+/// prints it.
+fn notify() -> ftlsim_live::Notify {
+    std::sync::Arc::new(|n| eprintln!("ftlsim: {n}"))
+}
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ftlsim-live-test-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -101,7 +107,7 @@ sync",
         discard,
         command: vec!["sh".into(), "-c".into(), script.into()],
     };
-    let out = ftlsim_live::run(&req, &ftlsim_live::Interrupt::new()).unwrap();
+    let out = ftlsim_live::run(&req, &ftlsim_live::Interrupt::new(), &notify()).unwrap();
     let read = std::fs::read(&back).unwrap_or_default();
     let _ = std::fs::remove_dir_all(&dir);
     (out, data, read)
@@ -247,11 +253,13 @@ sync";
         discard: true,
         command: vec!["sh".into(), "-c".into(), script.into()],
     };
-    let live = ftlsim_live::run(&req, &ftlsim_live::Interrupt::new()).unwrap();
+    let live = ftlsim_live::run(&req, &ftlsim_live::Interrupt::new(), &notify()).unwrap();
     assert!(live.succeeded());
     let cfg =
         ftlsim_run::load::load_config(Some(&ftlsim_live::replay_config_path(&trace)), &[]).unwrap();
-    let replay = ftlsim_run::simulate(&cfg, false, &mut |_| {}).unwrap();
+    let replay = ftlsim_run::simulate(&cfg, false, &mut |_| {})
+        .unwrap()
+        .report;
     let _ = std::fs::remove_dir_all(&dir);
     let (a, b) = (&live.report.window, &replay.window);
     assert!(a.gc_count > 0, "the run must reach GC to test WAF: {a:?}");
@@ -292,7 +300,7 @@ fn served_device_keeps_files_across_remount() {
     };
     let data = pattern(DATA_BYTES, 11);
     let (result, read_back) = std::thread::scope(|s| {
-        let server = s.spawn(|| ftlsim_live::serve::serve(&req, &stop));
+        let server = s.spawn(|| ftlsim_live::serve::serve(&req, &stop, &notify()));
         let disk = ftlsim_live::serve::disk_path(&dir);
         for _ in 0..100 {
             if disk.exists() {
@@ -303,12 +311,12 @@ fn served_device_keeps_files_across_remount() {
         let mnt = dir.join("mnt");
         std::fs::create_dir_all(&mnt).unwrap();
         let read_back = (|| -> anyhow::Result<Vec<u8>> {
-            let lo = LoopDevice::attach(&disk, 4096)?;
+            let lo = LoopDevice::attach(&disk, 4096, &notify())?;
             system::mkfs(FsKind::Ext4, &lo.path)?;
-            let m = Mounted::mount(FsKind::Ext4, &lo.path, &mnt, true)?;
+            let m = Mounted::mount(FsKind::Ext4, &lo.path, &mnt, true, &notify())?;
             std::fs::write(mnt.join("kept"), &data)?;
             m.unmount()?;
-            let m = Mounted::mount(FsKind::Ext4, &lo.path, &mnt, true)?;
+            let m = Mounted::mount(FsKind::Ext4, &lo.path, &mnt, true, &notify())?;
             let back = std::fs::read(mnt.join("kept"))?;
             m.unmount()?;
             drop(lo);
@@ -365,7 +373,7 @@ fn capture_joins_file_writes_to_device_pages() {
         discard: true,
         command: vec![prog.as_os_str().to_owned(), ".".into()],
     };
-    let out = ftlsim_live::run(&req, &ftlsim_live::Interrupt::new()).unwrap();
+    let out = ftlsim_live::run(&req, &ftlsim_live::Interrupt::new(), &notify()).unwrap();
     assert!(out.succeeded());
     let join = out.join.expect("a join with --capture");
     // The PC of each file's pwrites, from the log.
@@ -457,7 +465,7 @@ INSERT INTO t SELECT x, hex(randomblob(100)) FROM c;\n",
             format!("sqlite3 db.sqlite < '{}'", script.display()).into(),
         ],
     };
-    let out = ftlsim_live::run(&req, &ftlsim_live::Interrupt::new()).unwrap();
+    let out = ftlsim_live::run(&req, &ftlsim_live::Interrupt::new(), &notify()).unwrap();
     assert!(out.succeeded());
     let rows = ftlsim_live::pclife::pc_lifetimes(&trace, 4096).unwrap();
     let _ = std::fs::remove_dir_all(&dir);

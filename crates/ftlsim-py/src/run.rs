@@ -1,9 +1,11 @@
 //! `ftlsim.run`: one config to a report, the GIL released while it runs.
 
+use std::ffi::CString;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use ftlsim::RunOptions;
+use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
 
 use crate::config::{guarded, load, to_py_err};
@@ -28,7 +30,7 @@ pub fn run_report(
         cancel: Some(cancel.clone()),
         ..RunOptions::default()
     };
-    let report = py.detach(|| {
+    let ftlsim_run::Simulated { report, warnings } = py.detach(|| {
         guarded(|| {
             ftlsim_run::simulate_with(&cfg, &options, &mut |_| {
                 // Python delivers signals to a thread that holds the GIL:
@@ -41,12 +43,27 @@ pub fn run_report(
             .map_err(to_py_err)
         })
     })?;
+    warn(py, &warnings)?;
     Ok((
         json(&report)?,
         json(&report.series)?,
         json(&report.layer_series)?,
         json(&report.latency_series)?,
     ))
+}
+
+/// The run's warnings as Python `UserWarning`s, attributed to the caller
+/// of `ftlsim.run` (the CLI prints the same lines on stderr).
+fn warn(py: Python<'_>, warnings: &[ftlsim_run::Warning]) -> PyResult<()> {
+    let category = py.get_type::<PyUserWarning>();
+    for w in warnings {
+        // A message is a C string: a NUL (never in a path ftlsim could
+        // open) would cut it short, so it goes.
+        let text = w.to_string().replace('\0', " ");
+        let message = CString::new(text).expect("no NUL left");
+        PyErr::warn(py, &category, &message, 2)?;
+    }
+    Ok(())
 }
 
 pub fn json<T: serde::Serialize>(value: &T) -> PyResult<String> {

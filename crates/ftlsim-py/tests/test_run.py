@@ -105,3 +105,22 @@ def test_model_waf_is_the_reference_table():
     assert ftlsim.model_waf("random", 0.10) == pytest.approx(10.0)
     with pytest.raises(ftlsim.FtlsimError, match="policy"):
         ftlsim.model_waf("lru", 0.1)
+
+
+def test_skipped_trace_lines_are_a_warning(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text(
+        "128166372000000000,hm,0,Write,0,4096,10\n128166372000000001,hm,0,Write,abc,4096,10\n"
+    )
+    sets = {
+        "workload.type": "trace",
+        "workload.trace.path": str(path),
+        "workload.trace.format": "msr",
+        "workload.trace.skip_bad_lines": True,
+        "device.blocks": 32,
+        "device.pages_per_block": 16,
+        "device.spare_factor": 0.2,
+    }
+    with pytest.warns(UserWarning, match=r"bad\.csv: skipped 1 bad lines"):
+        result = ftlsim.run(None, sets)
+    assert result.summary["host_write_pages"] == 1

@@ -9,8 +9,10 @@
 //! * [`reproduce`], [`validate`], [`validate_timing`], [`bench`]: experiments,
 //!   the analytical and queueing-theory validation and the throughput benchmark.
 //! * [`crash`]: power-cut sweeps against a reference model.
+//! * [`warning`]: what a run tells its user besides its results.
 //!
-//! Front ends keep argument parsing, progress bars and printing.
+//! Front ends keep argument parsing, progress bars and printing: the
+//! library returns warnings and never prints.
 
 pub mod bench;
 pub mod crash;
@@ -26,5 +28,7 @@ pub mod timing_output;
 pub mod trace_source;
 pub mod validate;
 pub mod validate_timing;
+pub mod warning;
 
-pub use simulate::{check_memory, simulate, simulate_with};
+pub use simulate::{check_memory, simulate, simulate_with, Simulated};
+pub use warning::Warning;

@@ -5,6 +5,16 @@ use anyhow::Result;
 use ftlsim::config::{Config, WorkloadType};
 use ftlsim::{Progress, Report, RunOptions, Simulation};
 
+use crate::warning::Warning;
+
+/// A finished run: its report, and what the front end should tell the user
+/// about it (in the order it happened).
+#[derive(Debug)]
+pub struct Simulated {
+    pub report: Report,
+    pub warnings: Vec<Warning>,
+}
+
 /// Refuses a device whose simulator state would not fit in the memory this
 /// machine has available (an allocation failure would abort the process).
 pub fn check_memory(cfg: &Config) -> Result<()> {
@@ -35,7 +45,11 @@ pub(crate) fn check_memory_bytes(cfg: &Config, need: u64) -> Result<()> {
 }
 
 /// Runs a config from an erased device to the report of its measured window.
-pub fn simulate(cfg: &Config, check: bool, progress: &mut dyn FnMut(Progress)) -> Result<Report> {
+pub fn simulate(
+    cfg: &Config,
+    check: bool,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Simulated> {
     let options = RunOptions {
         check,
         ..RunOptions::default()
@@ -49,10 +63,13 @@ pub fn simulate_with(
     cfg: &Config,
     options: &RunOptions,
     progress: &mut dyn FnMut(Progress),
-) -> Result<Report> {
+) -> Result<Simulated> {
     check_memory(cfg)?;
     if cfg.workload.kind != WorkloadType::Trace {
-        return Ok(ftlsim::run(cfg, options, progress)?);
+        return Ok(Simulated {
+            report: ftlsim::run(cfg, options, progress)?,
+            warnings: Vec::new(),
+        });
     }
     let (source, skipped) = crate::trace_source::open_source(cfg)?;
     let mut sim = if cfg.host.has_oracle() {
@@ -65,16 +82,19 @@ pub fn simulate_with(
     sim.precondition(progress)?;
     sim.warm_up(progress)?;
     sim.measure(progress)?;
+    let mut warnings = Vec::new();
     if skipped.get() > 0 {
-        eprintln!(
-            "ftlsim: {}: skipped {} bad lines",
-            cfg.workload.trace.path,
-            skipped.get()
-        );
+        warnings.push(Warning::SkippedBadLines {
+            trace: cfg.workload.trace.path.clone(),
+            lines: skipped.get(),
+        });
     }
     if sim.source_exhausted() && (cfg.workload.writes.is_some() || cfg.workload.requests.is_some())
     {
-        eprintln!("ftlsim: the trace ended before workload.writes/requests were reached");
+        warnings.push(Warning::TraceEndedEarly);
     }
-    Ok(sim.finish()?)
+    Ok(Simulated {
+        report: sim.finish()?,
+        warnings,
+    })
 }

@@ -248,9 +248,13 @@ fn checkpoints_count_as_nand_writes_in_a_normal_run() {
     let mut cfg = small(&["workload.requests=20000"]);
     cfg.workload.trim_fraction = 0.0;
     cfg.workload.read_fraction = 0.0;
-    let off = ftlsim_run::simulate(&cfg, false, &mut |_| {}).unwrap();
+    let off = ftlsim_run::simulate(&cfg, false, &mut |_| {})
+        .unwrap()
+        .report;
     cfg.ftl.checkpoint_interval_pages = cfg.logical_pages() / 4;
-    let on = ftlsim_run::simulate(&cfg, true, &mut |_| {}).unwrap();
+    let on = ftlsim_run::simulate(&cfg, true, &mut |_| {})
+        .unwrap()
+        .report;
     let waf = |r: &ftlsim::Report| serde_json::to_value(r).unwrap()["waf"].as_f64().unwrap();
     assert!(waf(&on) > waf(&off), "on {} off {}", waf(&on), waf(&off));
     assert_eq!(cfg.ftl.placement, PlacementName::Normal);

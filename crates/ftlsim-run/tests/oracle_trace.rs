@@ -38,7 +38,9 @@ fn oracle_replays_a_trace_and_beats_no_assigner() {
             format!("host.layers={layers}"),
         ];
         let cfg = load_config(None, &sets).unwrap();
-        let report = ftlsim_run::simulate::simulate(&cfg, false, &mut |_| {}).unwrap();
+        let report = ftlsim_run::simulate::simulate(&cfg, false, &mut |_| {})
+            .unwrap()
+            .report;
         assert_eq!(report.window.host_write_pages, 40_000);
         report.window.waf.expect("writes were measured")
     };

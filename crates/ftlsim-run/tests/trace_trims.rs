@@ -71,7 +71,9 @@ fn dropped_trims_leave_gc_live_pages_to_copy() {
     let (writes, trims) = write_trace(&path);
     let run = |extra: &[&str]| {
         let cfg = load_config(None, &sets(&path, extra)).unwrap();
-        ftlsim_run::simulate::simulate(&cfg, false, &mut |_| {}).unwrap()
+        ftlsim_run::simulate::simulate(&cfg, false, &mut |_| {})
+            .unwrap()
+            .report
     };
     let keep = run(&[]);
     let keep_explicit = run(&["workload.trace.trims=\"keep\""]);

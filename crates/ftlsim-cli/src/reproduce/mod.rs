@@ -75,9 +75,12 @@ pub fn run(args: ReproduceArgs) -> Result<ExitCode> {
     };
     let started = std::time::Instant::now();
     let mut progress = crate::progress::Progress::new();
-    let results = reproduce::run_experiment(&exp, &opts, &mut |p| {
-        progress.update(p.label, p.done as u64, p.total as u64);
-    })?;
+    let results = reproduce::run_experiment(
+        &exp,
+        &opts,
+        &mut |p| progress.update(p.label, p.done as u64, p.total as u64),
+        &mut |w| eprintln!("ftlsim: {w}"),
+    )?;
     progress.finish();
     eprintln!(
         "ftlsim: {} runs in {:.1} s",

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::spec::{MetricSpec, Spec, WorkloadSpec};
 use super::{BuiltIn, BUILT_IN};
+use crate::warning::Warning;
 
 /// Where an experiment's workload configs come from.
 enum Source {
@@ -262,11 +263,13 @@ fn check_fields(exp: &Experiment, report: &Value) -> Result<()> {
     Ok(())
 }
 
-/// Runs the whole grid.
+/// Runs the whole grid; `warn` hears what the user should know as it
+/// happens (a workload skipped, a trace's bad lines).
 pub fn run_experiment(
     exp: &Experiment,
     opts: &Options,
     progress: &mut dyn FnMut(RunProgress<'_>),
+    warn: &mut dyn FnMut(Warning),
 ) -> Result<Vec<WorkloadResult>> {
     let spec = &exp.spec;
     for name in &opts.only {
@@ -300,14 +303,15 @@ pub fn run_experiment(
                 match dirs.iter().map(|d| d.join(file)).find(|p| p.is_file()) {
                     Some(p) => Some(p),
                     None => {
-                        eprintln!(
-                            "ftlsim: {file} not found in {}: skipping the `{}` workload",
-                            dirs.iter()
+                        warn(Warning::TraceNotFound {
+                            file: file.clone(),
+                            looked_in: dirs
+                                .iter()
                                 .map(|d| d.display().to_string())
                                 .collect::<Vec<_>>()
                                 .join(" or "),
-                            w.name
-                        );
+                            workload: w.name.clone(),
+                        });
                         missing.push(file.as_str());
                         continue;
                     }
@@ -347,8 +351,10 @@ pub fn run_experiment(
                 total,
                 label: &format!("{}/{}", w.name, v.name),
             });
-            let report = crate::simulate::simulate(&cfg, false, &mut |_| {})
-                .with_context(|| format!("workload {} variant {}", w.name, v.name))?;
+            let crate::Simulated { report, warnings } =
+                crate::simulate::simulate(&cfg, false, &mut |_| {})
+                    .with_context(|| format!("workload {} variant {}", w.name, v.name))?;
+            warnings.into_iter().for_each(&mut *warn);
             let json = serde_json::to_value(&report)?;
             if done == 0 {
                 check_fields(exp, &json)?;
