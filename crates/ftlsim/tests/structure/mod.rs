@@ -117,28 +117,7 @@ const LONG_FUNCTION_DEBTS: &[(&str, &str)] = &[
 ];
 
 /// Known prints in library crates outside tests, one line per print, by path.
-const PRINT_DEBTS: &[(&str, &str)] = &[
-    (
-        "crates/ftlsim-live/src/handler.rs",
-        "issue 26: ftlsim-live returns error enums",
-    ),
-    (
-        "crates/ftlsim-live/src/sim.rs",
-        "issue 26: ftlsim-live returns error enums",
-    ),
-    (
-        "crates/ftlsim-run/src/reproduce/experiment.rs",
-        "issue 26: no eprintln! in libraries",
-    ),
-    (
-        "crates/ftlsim-run/src/simulate.rs",
-        "issue 26: no eprintln! in libraries",
-    ),
-    (
-        "crates/ftlsim-run/src/simulate.rs",
-        "issue 26: no eprintln! in libraries",
-    ),
-];
+const PRINT_DEBTS: &[(&str, &str)] = &[];
 
 /// Known library crates with `anyhow` in `[dependencies]`, by crate directory.
 const ANYHOW_DEBTS: &[(&str, &str)] = &[
