@@ -13,6 +13,7 @@ pub mod hash;
 pub mod host;
 pub mod mem;
 pub mod metrics;
+pub mod plan;
 pub mod request;
 pub mod rng;
 pub mod run;

@@ -59,7 +59,7 @@ fn bounded_pages(key: &str, amount: Amount, logical: u64, max: u64) -> Result<u6
 
 impl Config {
     /// The checks of the bounds above; part of [`Config::validate`].
-    pub(super) fn validate_bounds(&self) -> Result<(), ConfigError> {
+    pub(crate) fn validate_bounds(&self) -> Result<(), ConfigError> {
         let f = &self.ftl;
         if f.gc_policy == GcPolicyName::DChoices && f.gc_choices > MAX_GC_CHOICES {
             return Err(ConfigError::new(

@@ -49,7 +49,7 @@ impl DeviceConfig {
     /// LUNs pages) is split over the planes, so LUNs x planes must divide a
     /// block. `luns` is the device's LUN count (the timing section may
     /// override the device's channels and LUNs per channel).
-    pub(super) fn check_planes(&self, luns: u64) -> Result<(), ConfigError> {
+    pub(crate) fn check_planes(&self, luns: u64) -> Result<(), ConfigError> {
         let planes = self.planes_per_lun;
         let stripe = luns * u64::from(planes);
         if planes > 1 && !u64::from(self.pages_per_block).is_multiple_of(stripe) {

@@ -3,7 +3,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::Amount;
-use crate::workload::ycsb::{YcsbDistribution, YcsbWorkload};
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
@@ -43,6 +42,9 @@ impl WorkloadType {
         )
     }
 }
+
+/// The smallest span (pages) an application model runs in (`app/pcapps`).
+pub const MIN_REGION_PAGES: u64 = 4096;
 
 /// Where and how to read a trace for `workload.type = "trace"`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -193,4 +195,55 @@ impl Default for WorkloadConfig {
             ycsb_distribution: None,
         }
     }
+}
+
+/// Which YCSB workload.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum YcsbWorkload {
+    /// Insert every record (YCSB's load phase) and measure that.
+    Load,
+    /// 50 % reads, 50 % updates, zipfian.
+    A,
+    /// 95 % reads, 5 % updates, zipfian.
+    B,
+    /// Reads only, zipfian.
+    C,
+    /// 95 % reads, 5 % inserts, latest.
+    D,
+    /// 95 % scans (1 to 100 records), 5 % inserts, zipfian.
+    E,
+    /// 50 % reads, 50 % read-modify-writes, zipfian.
+    F,
+}
+
+impl YcsbWorkload {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Load => "load",
+            Self::A => "a",
+            Self::B => "b",
+            Self::C => "c",
+            Self::D => "d",
+            Self::E => "e",
+            Self::F => "f",
+        }
+    }
+
+    /// YCSB's request distribution for the workload.
+    pub fn default_distribution(self) -> YcsbDistribution {
+        match self {
+            Self::D => YcsbDistribution::Latest,
+            _ => YcsbDistribution::Zipfian,
+        }
+    }
+}
+
+/// Which record an operation picks.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum YcsbDistribution {
+    Zipfian,
+    Latest,
+    Uniform,
 }

@@ -11,7 +11,7 @@
 //! * Reclaim groups split the RUs into ranges, each with its own free pool,
 //!   victim index and GC (`FreePool` groups, `Ssd::group_victims`); the
 //!   placement id is group × handles + handle.
-//! * The handle type is the GC scheme (`Placement::from_config`): initially
+//! * The handle type is the GC scheme (`PlacementPlan::of`): initially
 //!   isolated handles share one GC RU, persistently isolated handles each
 //!   have their own, and a copy never leaves its handle's RUs.
 //!

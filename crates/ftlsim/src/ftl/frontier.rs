@@ -5,8 +5,8 @@
 //! cold zones are new keys and a new policy here, not edits to GC.
 
 use super::free_pool::WearPreference;
-use crate::config::{Config, FdpIsolation, FrontierMode, PlacementName};
 use crate::flash::NONE;
+pub use crate::plan::{PlacementPlan, Scheme};
 
 /// What a frontier's pages are for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,23 +40,6 @@ pub struct GcPage {
     pub age: u64,
 }
 
-/// How GC copies are placed: the scheme of `ftl.frontiers` / `ftl.placement`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Scheme {
-    /// A GC copy returns to the host frontier of the stream its block was
-    /// opened for (with one stream: host writes and GC copies share a block).
-    Shared,
-    /// Every GC copy goes to one GC frontier.
-    Separate,
-    /// PCStream's internal streams: a GC frontier per host stream; a copy
-    /// goes to the internal stream of the stream its block was opened for.
-    Internal,
-    /// GC frontier plus a cold zone: GC copies with at least `threshold`
-    /// references, or (`age_aware`) older than the mean single-mapped
-    /// survival, go cold.
-    Coldmap { threshold: u32, age_aware: bool },
-}
-
 /// Maps a write to a frontier index. Built at run time from the config:
 /// frontiers `0..streams` take host writes of each stream, then come the GC
 /// frontier (separate, coldmap) and the cold zone (coldmap). With one
@@ -76,33 +59,9 @@ pub struct Placement {
 }
 
 impl Placement {
-    pub fn from_config(cfg: &Config) -> Self {
-        if cfg.ftl.fdp {
-            // Handles are the streams; the isolation type is the GC scheme:
-            // initially isolated copies share one GC reclaim unit, persistently
-            // isolated copies go to their handle's own GC reclaim unit.
-            let scheme = match cfg.ftl.fdp_isolation {
-                FdpIsolation::Initially => Scheme::Separate,
-                FdpIsolation::Persistently => Scheme::Internal,
-            };
-            // Validated: groups × handles fits in 16 bits.
-            let groups = u16::try_from(cfg.ftl.fdp_reclaim_groups).unwrap_or(u16::MAX);
-            return Self::grouped(scheme, cfg.ftl.fdp_handles, groups);
-        }
-        let scheme = match (cfg.ftl.placement, cfg.ftl.frontiers) {
-            (PlacementName::Coldmap, _) => Scheme::Coldmap {
-                threshold: cfg.ftl.coldmap_threshold,
-                age_aware: false,
-            },
-            (PlacementName::ColdmapAge, _) => Scheme::Coldmap {
-                threshold: cfg.ftl.coldmap_threshold,
-                age_aware: true,
-            },
-            (PlacementName::Normal, _) if cfg.ftl.internal_streams => Scheme::Internal,
-            (PlacementName::Normal, FrontierMode::Shared) => Scheme::Shared,
-            (PlacementName::Normal, FrontierMode::Separate) => Scheme::Separate,
-        };
-        Self::new(scheme, cfg.ftl.streams.max(1))
+    /// The policy the placement plan describes.
+    pub fn from_plan(plan: &PlacementPlan) -> Self {
+        Self::grouped(plan.scheme, plan.group_streams, plan.groups)
     }
 
     pub fn new(scheme: Scheme, streams: u16) -> Self {

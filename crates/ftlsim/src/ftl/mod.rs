@@ -41,6 +41,7 @@ use crate::config::Config;
 use crate::error::SimError;
 use crate::flash::{BlockState, BlockTable, Geometry, Lpn, Ppn, NONE};
 use crate::metrics::{Counters, LogHistogram, StreamCounters, WearSummary};
+use crate::plan::Plan;
 use crate::rng;
 use free_pool::FreePool;
 use frontier::{Frontier, FrontierKey, GcPage, Placement, Scheme};
@@ -192,9 +193,9 @@ pub struct Ssd {
 }
 
 impl Ssd {
-    /// Builds an erased device. The config must have passed `Config::validate`.
+    /// Builds an erased device from a config that plans (`Plan::from_config`).
     pub fn new(cfg: &Config, options: &SsdOptions) -> Result<Self, SimError> {
-        cfg.validate()?;
+        let plan = Plan::from_config(cfg)?;
         let geo = Geometry::from_config(&cfg.device);
         // Under FDP a reclaim unit is written and erased as one, so the FTL
         // sees it as one block of `fdp_ru_blocks` flash blocks. A reclaim
@@ -206,7 +207,7 @@ impl Ssd {
         let logical_pages =
             u32::try_from(cfg.logical_pages()).expect("validated: pages fit in u32");
         let physical = geo.physical_pages() as usize;
-        let placement = Placement::from_config(cfg);
+        let placement = Placement::from_plan(&plan.placement);
         let mut frontiers = placement.frontiers();
         // The DFTL mapping cache: translation pages are internal LPNs above
         // the host's, on a frontier of their own.

@@ -2,8 +2,9 @@
 //! is a [`BlockDevice`](crate::request::BlockDevice) over the layer below
 //! it; a [`Stack`] is the list of layers (top to bottom) over the device.
 //!
-//! A layer is one file: a config struct (its keys, with serde), a type that
-//! implements [`HostLayer`], and its line in the registry (`registry.rs`).
+//! A layer is a file here (a type that implements [`HostLayer`]), its keys
+//! in `config/host/` (serde, `deny_unknown_fields`, their checks), and its
+//! lines in the registry (`LayerConfig` there, the build arm in `registry.rs`).
 
 pub mod autostream;
 pub mod context_streams;
@@ -17,6 +18,6 @@ pub mod pcstream;
 pub mod registry;
 pub mod stack;
 
+pub use crate::config::{HostConfig, LayerConfig, LowerSpace};
 pub use layer::HostLayer;
-pub use registry::{HostConfig, LayerConfig, LowerSpace};
 pub use stack::Stack;

@@ -23,38 +23,12 @@
 
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
 use super::layer::{pass_down, HostLayer};
 use super::LowerSpace;
-use crate::error::{ConfigError, SimError};
+pub use crate::config::host::oracle::OracleConfig;
+use crate::error::SimError;
 use crate::metrics::{AssignerStats, LayerStats};
 use crate::request::{BlockDevice, Completion, Op, Request};
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct OracleConfig {
-    /// Ratio between the lifetimes that bound neighbouring classes.
-    pub class_ratio: f64,
-}
-
-impl Default for OracleConfig {
-    fn default() -> Self {
-        Self { class_ratio: 4.0 }
-    }
-}
-
-impl OracleConfig {
-    pub(super) fn validate(&self, key: &str) -> Result<(), ConfigError> {
-        if !(self.class_ratio.is_finite() && self.class_ratio > 1.0) {
-            return Err(ConfigError::new(
-                format!("{key}.class_ratio"),
-                format!("{} is not a ratio above 1", self.class_ratio),
-            ));
-        }
-        Ok(())
-    }
-}
 
 /// A page that is never written or trimmed again.
 pub const NEVER: u32 = u32::MAX;

@@ -1,99 +1,12 @@
-//! The registry of host layer types: the `[host]` config section and the
-//! one place that maps a layer's `type` to its config and its code. A new
-//! layer is a file beside this one plus a line in `LayerConfig` and in each
-//! of its three matches.
-
-use serde::{Deserialize, Serialize};
+//! The registry's code side: the one place that builds a host layer from
+//! its `[[host.layers]]` entry (the keys: `config/host/`). A new layer is a
+//! file beside this one plus its arm in `build`.
 
 use super::layer::HostLayer;
 use super::{autostream, context_streams, lba_streams, log, oracle, pcstream};
-use crate::error::ConfigError;
-
-/// The `[host]` section: layers over the device, top to bottom.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct HostConfig {
-    #[serde(deserialize_with = "crate::config::table::tables")]
-    pub layers: Vec<LayerConfig>,
-}
-
-/// One `[[host.layers]]` entry; `type` picks the layer, the other keys are its own.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(tag = "type", rename_all = "kebab-case")]
-pub enum LayerConfig {
-    /// Manual streams by address: a stream per LPN range.
-    LbaStreams(lba_streams::LbaStreamsConfig),
-    /// A log-structured remapping layer with its own segments and cleaning.
-    Log(log::LogConfig),
-    /// Manual streams by program context: a static context → stream map.
-    Manual(context_streams::ManualConfig),
-    /// Linux write-lifetime hints (in the context tag) to streams 1–4.
-    WriteHint(context_streams::WriteHintConfig),
-    /// AutoStream: streams by each chunk's recency-weighted write count.
-    Autostream(autostream::AutoStreamConfig),
-    /// PCStream: streams by program context, learned lifetimes, k-means.
-    Pcstream(pcstream::PcStreamConfig),
-    /// Streams by each page's true remaining lifetime (a pre-pass).
-    Oracle(oracle::OracleConfig),
-}
-
-/// What a layer sees of the space below it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LowerSpace {
-    /// Logical pages the layer below offers.
-    pub pages: u64,
-    /// Host streams the device offers (`ftl.streams`).
-    pub streams: u16,
-    pub page_bytes: u32,
-    /// Pages per zone when the layer sits directly on a zoned device.
-    pub zone_pages: Option<u64>,
-    /// Open zones the zoned device allows (with `zone_pages`).
-    pub max_open_zones: u32,
-    /// The run's seed, for layers that draw random numbers.
-    pub seed: u64,
-}
-
-impl LowerSpace {
-    /// What the layer above `layer` sees: `layer`'s logical pages, and no
-    /// zones (only the bottom layer sits on the device).
-    pub fn above(&self, layer: &LayerConfig) -> LowerSpace {
-        LowerSpace {
-            pages: layer.logical_pages(self.pages),
-            zone_pages: None,
-            ..*self
-        }
-    }
-}
+use crate::config::{LayerConfig, LowerSpace};
 
 impl LayerConfig {
-    /// Checks the layer's keys against the space below it; `key` is the
-    /// layer's config path (`host.layers[i]`) for error messages.
-    pub fn validate(&self, key: &str, below: &LowerSpace) -> Result<(), ConfigError> {
-        match self {
-            LayerConfig::LbaStreams(c) => c.validate(key, below.pages, below.streams),
-            LayerConfig::Log(c) => c.validate(key, below),
-            LayerConfig::Manual(c) => c.validate(key, below.streams),
-            LayerConfig::WriteHint(_) => Ok(()),
-            LayerConfig::Autostream(c) => c.validate(key, below),
-            LayerConfig::Pcstream(c) => c.validate(key, below),
-            LayerConfig::Oracle(c) => c.validate(key),
-        }
-    }
-
-    /// Pages of the logical space the layer offers above a space of `below_pages`.
-    pub fn logical_pages(&self, below_pages: u64) -> u64 {
-        match self {
-            // Streams keep addresses as they are.
-            LayerConfig::LbaStreams(_)
-            | LayerConfig::Manual(_)
-            | LayerConfig::WriteHint(_)
-            | LayerConfig::Autostream(_)
-            | LayerConfig::Pcstream(_)
-            | LayerConfig::Oracle(_) => below_pages,
-            LayerConfig::Log(c) => c.logical_pages(below_pages),
-        }
-    }
-
     /// Builds the layer over the space `below` (config already validated).
     pub fn build(&self, below: &LowerSpace) -> Box<dyn HostLayer> {
         match self {
@@ -107,38 +20,5 @@ impl LayerConfig {
             LayerConfig::Pcstream(c) => Box::new(pcstream::PcStream::new(c, below)),
             LayerConfig::Oracle(c) => Box::new(oracle::Oracle::new(c, below)),
         }
-    }
-}
-
-impl HostConfig {
-    /// Checks every layer, bottom up (each sees the logical space below it).
-    pub fn validate(&self, device: &LowerSpace) -> Result<(), ConfigError> {
-        let mut below = *device;
-        for (i, layer) in self.layers.iter().enumerate().rev() {
-            layer.validate(&format!("host.layers[{i}]"), &below)?;
-            if i > 0 && matches!(layer, LayerConfig::Oracle(_)) {
-                return Err(ConfigError::new(
-                    format!("host.layers[{i}].type"),
-                    "the oracle must be the top layer (its pre-pass counts the workload's own page writes)",
-                ));
-            }
-            below = below.above(layer);
-        }
-        Ok(())
-    }
-
-    /// Whether the stack has an oracle (the run then makes a pre-pass).
-    pub fn has_oracle(&self) -> bool {
-        self.layers
-            .iter()
-            .any(|l| matches!(l, LayerConfig::Oracle(_)))
-    }
-
-    /// Logical pages at the top of the stack over a device of `device_pages`.
-    pub fn top_pages(&self, device_pages: u64) -> u64 {
-        self.layers
-            .iter()
-            .rev()
-            .fold(device_pages, |below, layer| layer.logical_pages(below))
     }
 }

@@ -257,10 +257,12 @@ impl Simulation {
             Some(_) => Some(Timer::new(cfg, ArrivalSource::Synthetic)?),
             None => None,
         };
+        // Built once: an application model's source asks it whether writes
+        // carry content, and the driver draws from it.
+        let generator = Generator::new(cfg);
         let mut driver_external = None;
         if cfg.workload.kind.is_app() {
             // Application models are sources like a trace, built here.
-            let generator = Generator::new(cfg);
             driver_external = Some(External::new(
                 Box::new(crate::app::pcapps::AppSource::new(cfg)),
                 generator.has_content(),
@@ -270,7 +272,7 @@ impl Simulation {
             cfg: cfg.clone(),
             device,
             driver: Driver {
-                generator: Generator::new(cfg),
+                generator,
                 synthetic: Synthetic::default(),
                 external: driver_external,
                 recorder: Recorder::new(window, options.check, options.cancel.clone()),

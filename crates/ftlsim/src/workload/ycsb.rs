@@ -6,60 +6,9 @@
 
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use serde::{Deserialize, Serialize};
 
+pub use crate::config::{YcsbDistribution, YcsbWorkload};
 use crate::rng;
-
-/// Which YCSB workload.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum YcsbWorkload {
-    /// Insert every record (YCSB's load phase) and measure that.
-    Load,
-    /// 50 % reads, 50 % updates, zipfian.
-    A,
-    /// 95 % reads, 5 % updates, zipfian.
-    B,
-    /// Reads only, zipfian.
-    C,
-    /// 95 % reads, 5 % inserts, latest.
-    D,
-    /// 95 % scans (1 to 100 records), 5 % inserts, zipfian.
-    E,
-    /// 50 % reads, 50 % read-modify-writes, zipfian.
-    F,
-}
-
-impl YcsbWorkload {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Load => "load",
-            Self::A => "a",
-            Self::B => "b",
-            Self::C => "c",
-            Self::D => "d",
-            Self::E => "e",
-            Self::F => "f",
-        }
-    }
-
-    /// YCSB's request distribution for the workload.
-    pub fn default_distribution(self) -> YcsbDistribution {
-        match self {
-            Self::D => YcsbDistribution::Latest,
-            _ => YcsbDistribution::Zipfian,
-        }
-    }
-}
-
-/// Which record an operation picks.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum YcsbDistribution {
-    Zipfian,
-    Latest,
-    Uniform,
-}
 
 /// One key-value operation, on record number `record` (see [`key_of`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

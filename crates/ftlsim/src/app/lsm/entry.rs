@@ -5,6 +5,7 @@
 
 use std::cmp::Ordering;
 
+pub use crate::config::lsm::ENTRY_OVERHEAD_BYTES;
 use crate::hash::{fnv1a64, splitmix64};
 
 /// A value, represented by its length and a checksum of its bytes: the
@@ -15,10 +16,6 @@ pub struct Value {
     pub len_bytes: u32,
     pub checksum: u64,
 }
-
-/// Bytes an entry costs beyond its key and value in a data block: LevelDB's
-/// three varint lengths (about 3 bytes) and the 8-byte sequence/type tag.
-pub const ENTRY_OVERHEAD_BYTES: u64 = 11;
 
 /// One version of one key.
 #[derive(Clone, Debug, PartialEq, Eq)]

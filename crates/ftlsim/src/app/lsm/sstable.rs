@@ -20,15 +20,11 @@ use super::bloom::Bloom;
 use super::entry::{Entry, ENTRY_OVERHEAD_BYTES};
 use super::files::{FileId, Files, WRITE};
 use super::udb::{InputBlock, Tag};
+pub use crate::config::lsm::{block_bytes, BLOCK_TRAILER_BYTES, RESTART_INTERVAL};
 use crate::error::SimError;
 use crate::hash::splitmix64;
 use crate::request::BlockDevice;
 
-/// A data block's fixed cost: the compression type and CRC (5 bytes) and
-/// the restart count (4).
-pub const BLOCK_TRAILER_BYTES: u64 = 9;
-/// One restart point (4 bytes) every this many entries.
-pub const RESTART_INTERVAL: u64 = 16;
 /// A block handle in the index (offset and size varints).
 pub const BLOCK_HANDLE_BYTES: u64 = 6;
 /// The table footer.
@@ -61,11 +57,6 @@ fn aligned_block_closes_before(
         && self::block_bytes(n + 1, payload_bytes + entry_bytes)
             > bytes.next_multiple_of(page_bytes)
         && aligned_block_done(bytes, block_bytes, page_bytes, max_pages)
-}
-
-/// Bytes of a block holding `entries` entries of `payload_bytes` in all.
-pub fn block_bytes(entries: u64, payload_bytes: u64) -> u64 {
-    payload_bytes + BLOCK_TRAILER_BYTES + 4 * entries.div_ceil(RESTART_INTERVAL)
 }
 
 /// Where data blocks go in a file.

@@ -25,6 +25,7 @@ use std::collections::VecDeque;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+pub use crate::config::MIN_REGION_PAGES;
 use crate::config::{Config, WorkloadType};
 use crate::error::SimError;
 use crate::host::pcstream::{MANUAL_SHIFT, PROCESS_EXIT};
@@ -320,9 +321,6 @@ fn models(cfg: &Config) -> Vec<Box<dyn Model>> {
         })
         .collect()
 }
-
-/// The smallest span (pages) an application model runs in.
-pub const MIN_REGION_PAGES: u64 = 4096;
 
 /// The workload's application models as a request source: the model that
 /// has written least so far takes the next turn, so that models of a mix

@@ -1,0 +1,187 @@
+//! The workload's checks: fractions, the amounts to run, the generator's
+//! kind and its keys, and a span that fits the space the stack offers.
+
+use crate::config::{Amount, Config, WorkloadType, MIN_REGION_PAGES};
+use crate::error::ConfigError;
+
+/// `v` of `key` within (0, 1) (`open`) or [0, 1].
+fn fraction(key: &str, v: f64, open: bool) -> Result<(), ConfigError> {
+    let ok = if open {
+        v > 0.0 && v < 1.0
+    } else {
+        (0.0..=1.0).contains(&v)
+    };
+    if ok {
+        Ok(())
+    } else {
+        let range = if open { "(0, 1)" } else { "[0, 1]" };
+        Err(ConfigError::new(key, format!("{v} is outside {range}")))
+    }
+}
+
+/// Fractions, the measured amount, the trace, and the application models.
+pub(super) fn check_kind(cfg: &Config) -> Result<(), ConfigError> {
+    let w = &cfg.workload;
+    if w.kind == WorkloadType::HotCold {
+        fraction("workload.hot_write_fraction", w.hot_write_fraction, true)?;
+        fraction("workload.hot_space_fraction", w.hot_space_fraction, true)?;
+    }
+    fraction("workload.read_fraction", w.read_fraction, false)?;
+    fraction("workload.dedup_fraction", w.dedup_fraction, false)?;
+    fraction("workload.trim_fraction", w.trim_fraction, false)?;
+    if w.read_fraction + w.trim_fraction > 1.0 {
+        return Err(ConfigError::new(
+            "workload.trim_fraction",
+            "workload.read_fraction + workload.trim_fraction exceeds 1",
+        ));
+    }
+    if w.kind == WorkloadType::Zipf && !(w.zipf_theta > 0.0 && w.zipf_theta.is_finite()) {
+        return Err(ConfigError::new(
+            "workload.zipf_theta",
+            format!("{} must be positive", w.zipf_theta),
+        ));
+    }
+    if w.writes.is_some() && w.requests.is_some() {
+        return Err(ConfigError::new(
+            "workload.requests",
+            "give either workload.writes or workload.requests, not both",
+        ));
+    }
+    if (w.read_fraction > 0.0 || w.trim_fraction > 0.0) && w.writes.is_some() {
+        return Err(ConfigError::new(
+            "workload.writes",
+            "a read/trim mix counts requests: use workload.requests instead of workload.writes",
+        ));
+    }
+    if w.kind == WorkloadType::Trace {
+        if w.trace.path.is_empty() {
+            return Err(ConfigError::new(
+                "workload.trace.path",
+                "workload.type = \"trace\" needs the path of a trace file",
+            ));
+        }
+        if w.trace.repeat == 0 {
+            return Err(ConfigError::new(
+                "workload.trace.repeat",
+                "must be at least 1",
+            ));
+        }
+    }
+    if w.kind == WorkloadType::Mix {
+        if w.mix.len() < 2 || w.mix.iter().any(|k| !k.is_app() || *k == WorkloadType::Mix) {
+            return Err(ConfigError::new(
+                "workload.mix",
+                "type = \"mix\" needs two or more of rocksdb, sqlite, gcc, cassandra",
+            ));
+        }
+    } else if !w.mix.is_empty() {
+        return Err(ConfigError::new(
+            "workload.mix",
+            "only for workload.type = \"mix\"",
+        ));
+    }
+    if w.kind.is_app() {
+        let models = w.mix.len().max(1) as u64;
+        if cfg.span_pages() / models < MIN_REGION_PAGES {
+            return Err(ConfigError::new(
+                "workload.span",
+                format!(
+                    "an application model needs {} pages of the span ({} for {models})",
+                    MIN_REGION_PAGES,
+                    MIN_REGION_PAGES * models
+                ),
+            ));
+        }
+        if w.read_fraction > 0.0 || w.trim_fraction > 0.0 || w.requests.is_some() {
+            return Err(ConfigError::new(
+                "workload.type",
+                "an application model writes and trims as it does: workload.read_fraction, trim_fraction and requests do not apply",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Request sizes, tables, and a span that holds them inside the space the
+/// top of the stack offers.
+pub(super) fn check_span(cfg: &Config) -> Result<(), ConfigError> {
+    let w = &cfg.workload;
+    if w.kind == WorkloadType::Tables {
+        fraction("workload.pareto_h", w.pareto_h, true)?;
+        let slots = cfg.span_pages() / u64::from(w.request_pages.max(1));
+        if w.tables == 0 || u64::from(w.tables) > slots {
+            return Err(ConfigError::new(
+                "workload.tables",
+                format!(
+                    "{} tables: must be at least 1 and at most the {slots} requests the span holds",
+                    w.tables
+                ),
+            ));
+        }
+    }
+    if let Some(max) = w.request_pages_max {
+        if max < w.request_pages {
+            return Err(ConfigError::new(
+                "workload.request_pages_max",
+                format!(
+                    "{max} is below workload.request_pages = {}",
+                    w.request_pages
+                ),
+            ));
+        }
+        if u64::from(max) > cfg.span_pages() {
+            return Err(ConfigError::new(
+                "workload.request_pages_max",
+                format!(
+                    "{max} pages exceed the {} pages the workload addresses",
+                    cfg.span_pages()
+                ),
+            ));
+        }
+    }
+    if w.request_pages == 0 {
+        return Err(ConfigError::new(
+            "workload.request_pages",
+            "must be at least 1",
+        ));
+    }
+    let logical = cfg.host_pages();
+    let span = cfg.span_pages();
+    if span > logical {
+        return Err(ConfigError::new(
+            "workload.span",
+            format!("the workload addresses {span} pages, more than the logical space of {logical} pages"),
+        ));
+    }
+    if span < u64::from(w.request_pages) || span == 0 {
+        return Err(ConfigError::new(
+            "workload.span",
+            format!(
+                "{span} pages cannot hold one request of workload.request_pages = {}",
+                w.request_pages
+            ),
+        ));
+    }
+    if w.kind == WorkloadType::HotCold {
+        let hot = (w.hot_space_fraction * span as f64) as u64;
+        if hot < u64::from(w.request_pages) || span - hot < u64::from(w.request_pages) {
+            return Err(ConfigError::new(
+                "workload.hot_space_fraction",
+                format!(
+                    "{} of {span} pages leaves a region smaller than one request",
+                    w.hot_space_fraction
+                ),
+            ));
+        }
+    }
+    if w.dedup_fraction > 0.0 && !cfg.ftl.dedup {
+        // Duplicate content without a dedup FTL is allowed: it is the baseline.
+    }
+    if let Some(Amount::Pages(0)) = cfg.workload.dedup_working_set {
+        return Err(ConfigError::new(
+            "workload.dedup_working_set",
+            "must be at least 1 page",
+        ));
+    }
+    Ok(())
+}
