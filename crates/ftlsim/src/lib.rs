@@ -16,6 +16,7 @@ pub mod metrics;
 pub mod request;
 pub mod rng;
 pub mod run;
+pub mod segments;
 pub mod timing;
 pub mod workload;
 

@@ -28,6 +28,7 @@ pub use workload::{Precondition, TraceConfig, TraceTrims, WorkloadConfig, Worklo
 
 use crate::app::lsm::LsmConfig;
 use crate::error::ConfigError;
+use crate::segments::GcPolicy;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -486,9 +487,7 @@ impl Config {
             ));
         }
         let f = &self.ftl;
-        if f.gc_policy == GcPolicyName::DChoices && f.gc_choices == 0 {
-            return Err(ConfigError::new("ftl.gc_choices", "must be at least 1"));
-        }
+        GcPolicy::new(f.gc_policy, f.gc_choices, "ftl.gc_choices")?;
         if f.gc_high_watermark < f.gc_low_watermark {
             return Err(ConfigError::new(
                 "ftl.gc_high_watermark",

@@ -27,12 +27,10 @@ pub mod dftl;
 pub mod durability;
 pub mod fdp;
 pub mod fingerprint_index;
-pub mod free_pool;
 pub mod frontier;
 pub mod recovery;
 pub mod remap;
 pub mod sharing;
-pub mod victim;
 pub mod zoned;
 
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -42,10 +40,9 @@ use crate::error::SimError;
 use crate::flash::{BlockState, BlockTable, Geometry, Lpn, Ppn, NONE};
 use crate::metrics::{Counters, LogHistogram, StreamCounters, WearSummary};
 use crate::rng;
-use free_pool::FreePool;
+use crate::segments::{FreePool, GcPolicy, VictimIndex};
 use frontier::{Frontier, FrontierKey, GcPage, Placement, Scheme};
 use sharing::Sharing;
-use victim::{VictimIndex, VictimPolicy};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(C)]
@@ -250,6 +247,7 @@ impl Ssd {
         // returning to the pool; one free block kept in reserve gives its
         // valid pages a home. Without wear-out no reserve is needed.
         let gc_floor = u32::from(cfg.device.pe_cycle_limit > 0);
+        let gc_policy = GcPolicy::new(cfg.ftl.gc_policy, cfg.ftl.gc_choices, "ftl.gc_choices")?;
         let gc_low = cfg.ftl.gc_low_watermark.max(gc_floor);
         let mut ssd = Self {
             geo,
@@ -262,19 +260,9 @@ impl Ssd {
                 .then(|| crate::mem::filled_vec(physical, 0)),
             blocks,
             pool,
-            victims: VictimIndex::new(
-                VictimPolicy::from_config(cfg.ftl.gc_policy, cfg.ftl.gc_choices),
-                geo.blocks,
-                ppb,
-            ),
+            victims: VictimIndex::new(gc_policy, geo.blocks, ppb),
             group_victims: (1..groups)
-                .map(|_| {
-                    VictimIndex::new(
-                        VictimPolicy::from_config(cfg.ftl.gc_policy, cfg.ftl.gc_choices),
-                        geo.blocks,
-                        ppb,
-                    )
-                })
+                .map(|_| VictimIndex::new(gc_policy, geo.blocks, ppb))
                 .collect(),
             group_blocks,
             frontiers,
@@ -804,7 +792,7 @@ impl Ssd {
                 // emptiest block, so nothing can be gained at all; other
                 // policies may have chosen badly, so give them one full pass.
                 fruitless += 1;
-                if self.victims.policy() == VictimPolicy::Greedy || fruitless > self.geo.blocks {
+                if self.victims.policy() == GcPolicy::Greedy || fruitless > self.geo.blocks {
                     self.victim_insert(victim);
                     return Err(SimError::DeviceFull {
                         closed_blocks: self.victims_len(),

@@ -3,7 +3,7 @@
 //! below. It is an FTL of its own: it maps its logical pages onto the pages
 //! below, appends every write to an open segment of one of its append
 //! streams, keeps a reserve of segments, and cleans victims chosen by the
-//! same victim policies as the FTL (`ftl::victim`, one implementation) by
+//! same victim policies as the FTL (`segments`, one implementation) by
 //! reading their valid pages through the layer below and writing them again.
 //!
 //! Layout of the space below (`S` segments of `segment_pages`):
@@ -36,9 +36,9 @@ use super::registry::LowerSpace;
 use crate::config::GcPolicyName;
 use crate::error::{ConfigError, SimError};
 use crate::flash::{BlockState, BlockTable};
-use crate::ftl::victim::{VictimIndex, VictimPolicy};
 use crate::metrics::LayerStats;
 use crate::request::{BlockDevice, Completion, Hint, Op, Request};
+use crate::segments::{GcPolicy, VictimIndex};
 
 const NONE: u32 = u32::MAX;
 /// The most append streams a layer may have (F2FS's six logs).
@@ -216,9 +216,7 @@ impl LogConfig {
                 ),
             ));
         }
-        if self.gc_policy == GcPolicyName::DChoices && self.gc_choices == 0 {
-            return Err(ConfigError::new(at("gc_choices"), "must be at least 1"));
-        }
+        GcPolicy::new(self.gc_policy, self.gc_choices, &at("gc_choices"))?;
         if self.free_segments_high < self.free_segments_low {
             return Err(ConfigError::new(
                 at("free_segments_high"),
@@ -354,7 +352,8 @@ impl LogLayer {
             last_write: separation_by_interval.then(|| vec![0; layout.user_pages as usize]),
             segs: BlockTable::new(layout.segments),
             victims: VictimIndex::new(
-                VictimPolicy::from_config(cfg.gc_policy, cfg.gc_choices),
+                GcPolicy::new(cfg.gc_policy, cfg.gc_choices, "gc_choices")
+                    .expect("validated: d-choices has a candidate"),
                 layout.segments,
                 layout.segment_pages,
             ),
@@ -661,8 +660,7 @@ impl LogLayer {
             if self.segs.valid[victim as usize] == seg_pages {
                 // Nothing to gain; greedy chose the emptiest, so nothing can be.
                 fruitless += 1;
-                if self.victims.policy() == VictimPolicy::Greedy || fruitless > self.layout.segments
-                {
+                if self.victims.policy() == GcPolicy::Greedy || fruitless > self.layout.segments {
                     self.victims.insert(victim, &self.segs);
                     return Err(SimError::DeviceFull {
                         closed_blocks: self.victims.len(),
