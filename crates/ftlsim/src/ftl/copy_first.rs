@@ -50,7 +50,7 @@ impl Ssd {
     #[cold]
     #[inline(never)]
     fn emptiest_instead_of(&mut self, victim: u32, group: u32) -> Result<Option<u32>, SimError> {
-        super::victim_index(
+        super::victims::victim_index(
             &mut self.victims,
             &mut self.group_victims,
             self.group_blocks,
@@ -91,7 +91,7 @@ impl Ssd {
     /// Takes a full block out of its victim index: the engine reclaims it.
     pub(crate) fn take_victim(&mut self, block: u32) {
         let blocks = &self.blocks;
-        super::victim_index(
+        super::victims::victim_index(
             &mut self.victims,
             &mut self.group_victims,
             self.group_blocks,

@@ -107,7 +107,7 @@ impl Ssd {
                 break;
             }
             self.take_victim(victim);
-            self.reclaim(victim, super::Reclaim::Gc)?;
+            self.reclaim(victim, super::gc::Reclaim::Gc)?;
         }
         Ok(())
     }

@@ -288,7 +288,7 @@ impl Ssd {
         let b = block as usize;
         self.blocks.valid[b] -= 1;
         if self.blocks.state[b] == BlockState::Full {
-            super::victim_index(
+            super::victims::victim_index(
                 &mut self.victims,
                 &mut self.group_victims,
                 self.group_blocks,
@@ -472,8 +472,8 @@ impl Ssd {
         // Every mode: the valid bit and block counters an overwrite updates.
         if let Some(e) = self.l2p.get(lpn as usize) {
             if e.ppn != NONE {
-                super::prefetch(&self.valid_bits, (e.ppn / 64) as usize);
-                super::prefetch(&self.blocks.valid, self.geo.block_of(e.ppn) as usize);
+                crate::mem::prefetch(&self.valid_bits, (e.ppn / 64) as usize);
+                crate::mem::prefetch(&self.blocks.valid, self.geo.block_of(e.ppn) as usize);
             }
         }
         if self.sharing.is_some() {
@@ -496,8 +496,8 @@ impl Ssd {
     pub(crate) fn prefetch_mapped_inline(&self, lpn: u64, content: u64) {
         if let Some(e) = self.l2p.get(lpn as usize) {
             if e.ppn != NONE {
-                super::prefetch(&self.valid_bits, (e.ppn / 64) as usize);
-                super::prefetch(&self.blocks.valid, self.geo.block_of(e.ppn) as usize);
+                crate::mem::prefetch(&self.valid_bits, (e.ppn / 64) as usize);
+                crate::mem::prefetch(&self.blocks.valid, self.geo.block_of(e.ppn) as usize);
             }
         }
         self.prefetch_mapped_sharing(lpn, content);
@@ -514,15 +514,15 @@ impl Ssd {
         let Some(s) = &self.sharing else { return };
         if let Some(e) = self.l2p.get(lpn as usize) {
             if e.ppn != NONE {
-                super::prefetch(&s.pages, e.ppn as usize);
-                super::prefetch(&self.oob_lpn, e.ppn as usize);
+                crate::mem::prefetch(&s.pages, e.ppn as usize);
+                crate::mem::prefetch(&self.oob_lpn, e.ppn as usize);
             }
         }
-        super::prefetch(&s.next_sharer, lpn as usize);
-        super::prefetch(&s.prev_sharer, lpn as usize);
+        crate::mem::prefetch(&s.next_sharer, lpn as usize);
+        crate::mem::prefetch(&s.prev_sharer, lpn as usize);
         if let Some(target) = s.index.as_ref().and_then(|i| i.get(content)) {
-            super::prefetch(&s.pages, target as usize);
-            super::prefetch(&self.oob_lpn, target as usize);
+            crate::mem::prefetch(&s.pages, target as usize);
+            crate::mem::prefetch(&self.oob_lpn, target as usize);
         }
     }
 
@@ -550,7 +550,7 @@ impl Ssd {
             }
             // A duplicate joins the list after its head: fetch the head's links.
             if let Some(target) = index.get(content) {
-                super::prefetch(&s.next_sharer, self.oob_lpn[target as usize] as usize);
+                crate::mem::prefetch(&s.next_sharer, self.oob_lpn[target as usize] as usize);
             }
         }
     }

@@ -29,271 +29,25 @@
 use std::collections::VecDeque;
 
 use rand_xoshiro::Xoshiro256PlusPlus;
-use serde::{Deserialize, Serialize};
+
+mod check;
+mod clean;
+mod config;
+mod separation;
+
+use config::Layout;
+pub use config::{Coordination, LogConfig, Separation, MAX_APPEND_STREAMS};
+use separation::f2fs_log;
 
 use super::layer::HostLayer;
 use super::registry::LowerSpace;
-use crate::config::GcPolicyName;
-use crate::error::{ConfigError, SimError};
+use crate::error::SimError;
 use crate::flash::{BlockState, BlockTable};
 use crate::metrics::LayerStats;
-use crate::request::{BlockDevice, Completion, Hint, Op, Request};
+use crate::request::{BlockDevice, Completion, Op, Request};
 use crate::segments::{GcPolicy, VictimIndex};
 
 const NONE: u32 = u32::MAX;
-/// The most append streams a layer may have (F2FS's six logs).
-pub const MAX_APPEND_STREAMS: u8 = 6;
-
-/// How user writes are spread over the append streams.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum Separation {
-    /// No temperature: requests go to the streams in turn (concurrent
-    /// writers appending to their own logs).
-    #[default]
-    None,
-    /// Hot and cold by the page's update interval (or a stream tag of 1/2).
-    HotCold,
-    /// F2FS's six classes: hot/warm/cold × node/data. A request's stream tag
-    /// 1..=6 names the class (hot, warm, cold node; hot, warm, cold data);
-    /// untagged writes are data, their temperature from the update interval.
-    F2fs,
-}
-
-/// Whether the layer tells the layer below when it cleans.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum Coordination {
-    #[default]
-    None,
-    /// Hint the layer below (`UpperGcStarted`/`Ended`) so that it postpones
-    /// its own GC down to its hard watermark while this layer cleans.
-    DeferLower,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct LogConfig {
-    /// The layer's logical pages / the pages of the layer below, in (0, 1).
-    pub capacity_ratio: f64,
-    /// Pages per segment (the unit of allocation and cleaning).
-    pub segment_pages: u32,
-    /// The segment size in bytes instead (a multiple of the page below);
-    /// overrides `segment_pages`.
-    pub segment_bytes: Option<u64>,
-    /// Open segments appended to at once, 1..=6.
-    pub append_streams: u8,
-    pub separation: Separation,
-    pub gc_policy: GcPolicyName,
-    /// d of d-choices.
-    pub gc_choices: u32,
-    /// Cleaning starts when a stream needs a segment and at most this many are free.
-    pub free_segments_low: u32,
-    /// Cleaning goes on until more than this many segments are free.
-    pub free_segments_high: u32,
-    /// Send trims below: of each cleaned segment, and of trims received.
-    pub trim: bool,
-    /// Write segment summaries, checkpoints and the mapping (see the module doc).
-    pub metadata: bool,
-    /// With `metadata`: a checkpoint every this many pages written from above.
-    pub checkpoint_pages: u64,
-    pub coordination: Coordination,
-    /// Append stream `i` writes on device stream `i` (else stream 0).
-    pub lower_streams: bool,
-}
-
-impl Default for LogConfig {
-    fn default() -> Self {
-        Self {
-            capacity_ratio: 0.9,
-            segment_pages: 512,
-            segment_bytes: None,
-            append_streams: 1,
-            separation: Separation::None,
-            gc_policy: GcPolicyName::Greedy,
-            gc_choices: 8,
-            free_segments_low: 0,
-            free_segments_high: 0,
-            trim: true,
-            metadata: false,
-            checkpoint_pages: 16_384,
-            coordination: Coordination::None,
-            lower_streams: false,
-        }
-    }
-}
-
-/// Where the layer's pages lie in the space below.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Layout {
-    segments: u32,
-    segment_pages: u32,
-    /// Logical pages offered above.
-    user_pages: u64,
-    /// Internal mapping pages (`metadata`), logical pages `user_pages..`.
-    node_pages: u64,
-    /// First page of the in-place metadata area below.
-    meta_start: u64,
-    /// Pages of one checkpoint pack.
-    pack_pages: u64,
-    /// Mapping entries per mapping page.
-    entries_per_node: u64,
-}
-
-impl LogConfig {
-    pub fn logical_pages(&self, below_pages: u64) -> u64 {
-        (below_pages as f64 * self.capacity_ratio).floor() as u64
-    }
-
-    /// Pages per segment, from `segment_bytes` when given.
-    fn segment_pages(&self, page_bytes: u32) -> u64 {
-        self.segment_bytes
-            .map_or(u64::from(self.segment_pages), |b| {
-                b / u64::from(page_bytes.max(1))
-            })
-    }
-
-    fn layout(&self, below: &LowerSpace) -> Layout {
-        let user_pages = self.logical_pages(below.pages);
-        let seg = self
-            .segment_pages(below.page_bytes)
-            .clamp(1, u64::from(u32::MAX));
-        let entries_per_node = u64::from(below.page_bytes / 4).max(1);
-        let (node_pages, pack_pages, meta) = if self.metadata {
-            let nodes = user_pages.div_ceil(entries_per_node);
-            let pack = 1 + u64::from(self.append_streams);
-            // Two checkpoint packs, then one summary page per segment.
-            let segments_guess = below.pages / seg;
-            (nodes, pack, 2 * pack + segments_guess)
-        } else {
-            (0, 0, 0)
-        };
-        let segments = (below.pages.saturating_sub(meta) / seg).min(u64::from(NONE - 1)) as u32;
-        Layout {
-            segments,
-            segment_pages: seg as u32,
-            user_pages,
-            node_pages,
-            meta_start: u64::from(segments) * seg,
-            pack_pages,
-            entries_per_node,
-        }
-    }
-
-    pub(super) fn validate(&self, key: &str, below: &LowerSpace) -> Result<(), ConfigError> {
-        let at = |k: &str| format!("{key}.{k}");
-        if !(self.capacity_ratio > 0.0 && self.capacity_ratio < 1.0) {
-            return Err(ConfigError::new(
-                at("capacity_ratio"),
-                format!(
-                    "{} is outside (0, 1): the layer's logical pages must be a fraction of the pages below",
-                    self.capacity_ratio
-                ),
-            ));
-        }
-        if let Some(bytes) = self.segment_bytes {
-            let page = u64::from(below.page_bytes);
-            if bytes == 0 || bytes % page != 0 {
-                return Err(ConfigError::new(
-                    at("segment_bytes"),
-                    format!("{bytes} is not a positive multiple of the page below ({page} bytes)"),
-                ));
-            }
-        }
-        let seg = self.segment_pages(below.page_bytes);
-        if seg == 0 || seg >= u64::from(NONE) {
-            return Err(ConfigError::new(
-                at("segment_pages"),
-                format!("{seg} is outside 1..2^32 pages"),
-            ));
-        }
-        if !(1..=MAX_APPEND_STREAMS).contains(&self.append_streams) {
-            return Err(ConfigError::new(
-                at("append_streams"),
-                format!(
-                    "{} is outside 1..={MAX_APPEND_STREAMS}",
-                    self.append_streams
-                ),
-            ));
-        }
-        GcPolicy::new(self.gc_policy, self.gc_choices, &at("gc_choices"))?;
-        if self.free_segments_high < self.free_segments_low {
-            return Err(ConfigError::new(
-                at("free_segments_high"),
-                format!(
-                    "{} is below free_segments_low = {}",
-                    self.free_segments_high, self.free_segments_low
-                ),
-            ));
-        }
-        if self.metadata && self.checkpoint_pages == 0 {
-            return Err(ConfigError::new(
-                at("checkpoint_pages"),
-                "must be at least 1 page when metadata = true",
-            ));
-        }
-        if self.lower_streams && u16::from(self.append_streams) > below.streams {
-            return Err(ConfigError::new(
-                at("lower_streams"),
-                format!(
-                    "{} append streams need as many device streams, but ftl.streams = {}",
-                    self.append_streams, below.streams
-                ),
-            ));
-        }
-        if let Some(zone) = below.zone_pages {
-            if seg != zone {
-                return Err(ConfigError::new(
-                    at("segment_pages"),
-                    format!(
-                        "{seg} pages is not the zone size of the zoned device below ({zone} pages): on zones a segment is a zone"
-                    ),
-                ));
-            }
-            if self.metadata {
-                return Err(ConfigError::new(
-                    at("metadata"),
-                    "in-place metadata cannot live on a zoned device (zones are written sequentially)",
-                ));
-            }
-            if u32::from(self.append_streams) > below.max_open_zones {
-                return Err(ConfigError::new(
-                    at("append_streams"),
-                    format!(
-                        "{} append streams need as many open zones, but device.max_open_zones = {}",
-                        self.append_streams, below.max_open_zones
-                    ),
-                ));
-            }
-        }
-        let l = self.layout(below);
-        let seg = u64::from(l.segment_pages);
-        // Each append stream holds an open segment, the high watermark's
-        // segments stay free, and one more segment lets cleaning progress.
-        let reserve = u64::from(self.append_streams) + u64::from(self.free_segments_high) + 1;
-        let needed = (l.user_pages + l.node_pages).div_ceil(seg) + reserve;
-        if u64::from(l.segments) < needed {
-            return Err(ConfigError::new(
-                at("capacity_ratio"),
-                format!(
-                    "{} of {} pages leaves {} segments of {} pages for {} logical pages; the layer needs at least {needed} (its pages, an open segment per append stream, the free-segment watermark and one to clean into)",
-                    self.capacity_ratio,
-                    below.pages,
-                    l.segments,
-                    l.segment_pages,
-                    l.user_pages + l.node_pages
-                ),
-            ));
-        }
-        if l.user_pages + l.node_pages >= u64::from(NONE) || below.pages >= u64::from(NONE) {
-            return Err(ConfigError::new(
-                at("capacity_ratio"),
-                "the layer maps at most 2^32 - 1 pages",
-            ));
-        }
-        Ok(())
-    }
-}
 
 /// The log layer.
 pub struct LogLayer {
@@ -388,64 +142,6 @@ impl LogLayer {
             });
         }
         Ok(())
-    }
-
-    /// The append stream of a user write to `lpn` (tagged `stream`).
-    #[inline]
-    fn classify(&mut self, lpn: u64, stream: u16) -> usize {
-        let logs = self.open.len();
-        // Temperature 0 hot, 1 warm, 2 cold, from the update interval: the
-        // writes to this layer since the page was last written, against the
-        // layer's size (a page rewritten within half a capacity's worth of
-        // writes is hot, one not rewritten within two is cold).
-        let temperature = |layer: &mut Self| -> usize {
-            let Some(last) = &mut layer.last_write else {
-                return 2;
-            };
-            let now = layer.now as u32;
-            let before = std::mem::replace(&mut last[lpn as usize], now.max(1));
-            if before == 0 {
-                return 2;
-            }
-            let interval = u64::from(now.wrapping_sub(before));
-            let size = layer.layout.user_pages;
-            if interval < size / 2 {
-                0
-            } else if interval < 2 * size {
-                1
-            } else {
-                2
-            }
-        };
-        match self.cfg.separation {
-            Separation::None => {
-                self.turn = (self.turn + 1) % logs;
-                self.turn
-            }
-            Separation::HotCold => {
-                let hot = match stream {
-                    1 => true,
-                    2 => false,
-                    _ => temperature(self) == 0,
-                };
-                if hot {
-                    0
-                } else {
-                    logs - 1
-                }
-            }
-            Separation::F2fs => {
-                let class = match stream {
-                    1..=6 => {
-                        let _ = temperature(self);
-                        usize::from(stream - 1)
-                    }
-                    // Untagged user data: hot/warm/cold data.
-                    _ => 3 + temperature(self),
-                };
-                f2fs_log(class, logs)
-            }
-        }
     }
 
     /// Drops the mapping of a logical page above, invalidating its page below.
@@ -616,120 +312,6 @@ impl LogLayer {
         self.stats.metadata_pages += u64::from(pages);
         self.stats.write_pages_out += u64::from(pages);
         below.submit(&self.scratch).map(|_| ())
-    }
-
-    /// Cleans victims until more than `free_segments_high` segments are
-    /// free, or stream `log` has room and the low watermark is met.
-    fn clean(&mut self, log: usize, below: &mut dyn BlockDevice) -> Result<(), SimError> {
-        let defer = self.cfg.coordination == Coordination::DeferLower;
-        if defer {
-            self.flush_pending(below)?;
-            below.hint(Hint::UpperGcStarted);
-        }
-        self.cleaning = true;
-        let result = self.clean_until_done(log, below);
-        self.cleaning = false;
-        if defer {
-            let flushed = self.flush_pending(below);
-            below.hint(Hint::UpperGcEnded);
-            flushed?;
-        }
-        result
-    }
-
-    fn clean_until_done(
-        &mut self,
-        log: usize,
-        below: &mut dyn BlockDevice,
-    ) -> Result<(), SimError> {
-        let seg_pages = self.layout.segment_pages;
-        let mut fruitless = 0u32;
-        loop {
-            let free = self.free.len() as u32;
-            let room =
-                self.open[log] != NONE && self.segs.write_ptr[self.open[log] as usize] < seg_pages;
-            if free > self.cfg.free_segments_high || (room && free >= self.cfg.free_segments_low) {
-                return Ok(());
-            }
-            let Some(victim) = self.victims.choose(&self.segs, &mut self.rng, self.now) else {
-                return Err(SimError::DeviceFull {
-                    closed_blocks: 0,
-                    free_blocks: free,
-                });
-            };
-            if self.segs.valid[victim as usize] == seg_pages {
-                // Nothing to gain; greedy chose the emptiest, so nothing can be.
-                fruitless += 1;
-                if self.victims.policy() == GcPolicy::Greedy || fruitless > self.layout.segments {
-                    self.victims.insert(victim, &self.segs);
-                    return Err(SimError::DeviceFull {
-                        closed_blocks: self.victims.len(),
-                        free_blocks: free,
-                    });
-                }
-            } else {
-                fruitless = 0;
-            }
-            self.reclaim(victim, below)?;
-        }
-    }
-
-    /// Moves the valid pages of `victim` (out of the victim index) to the
-    /// head of their append stream and frees it. The pages are staged first
-    /// (read below), so the victim itself may take them back: no hidden
-    /// reserve, as in the FTL and the analytical models.
-    fn reclaim(&mut self, victim: u32, below: &mut dyn BlockDevice) -> Result<(), SimError> {
-        self.flush_pending(below)?;
-        let seg_pages = self.layout.segment_pages;
-        let first = victim * seg_pages;
-        let v = victim as usize;
-        let log = usize::from(self.segs.stream[v]);
-        self.staged.clear();
-        let mut run = PageRun::default();
-        for lp in first..first + seg_pages {
-            let lpn = self.p2l[lp as usize];
-            if lpn != NONE {
-                // Its mapping entry is rewritten below: start fetching it now.
-                crate::ftl::prefetch(&self.l2p, lpn as usize);
-                let content = self.content.as_ref().map_or(0, |c| c[lp as usize]);
-                self.staged.push((lpn, content));
-                if let Some((start, pages)) = run.push(lp) {
-                    self.read_below(start, pages, below)?;
-                }
-            }
-        }
-        if let Some((start, pages)) = run.take() {
-            self.read_below(start, pages, below)?;
-        }
-        let valid = self.staged.len() as u32;
-        assert_eq!(
-            valid, self.segs.valid[v],
-            "segment {victim}: valid count disagrees with the mapping"
-        );
-        self.stats.gc_count += 1;
-        self.stats.gc_copy_pages += u64::from(valid);
-        for &(lpn, _) in &self.staged {
-            debug_assert_eq!(self.l2p[lpn as usize] / seg_pages, victim);
-            self.l2p[lpn as usize] = NONE;
-        }
-        self.p2l[first as usize..(first + seg_pages) as usize].fill(NONE);
-        self.segs.valid[v] = 0;
-        self.segs.write_ptr[v] = 0;
-        self.segs.state[v] = BlockState::Free;
-        self.segs.erase_count[v] += 1;
-        self.free.push_back(victim);
-        // A zone must be reset before it is written again; on a
-        // conventional device the trim tells the FTL the pages are dead.
-        if self.cfg.trim || self.zoned {
-            self.trim_below(u64::from(first), seg_pages, below)?;
-        }
-        let staged = std::mem::take(&mut self.staged);
-        for &(lpn, content) in &staged {
-            self.append(log, u64::from(lpn), content, false, below)?;
-            self.mark_node_dirty(u64::from(lpn));
-        }
-        self.staged = staged;
-        Ok(())
     }
 
     fn read_below(
@@ -942,22 +524,6 @@ impl PageRun {
     }
 }
 
-/// The log of an f2fs class (0..6: hot, warm, cold node; hot, warm, cold
-/// data) when there are `logs` append streams, as F2FS folds its six logs
-/// with fewer active logs: 2 logs = node | data; 4 = hot/warm node | cold
-/// node | hot/warm data | cold data; 6 = one each. Others round down to the
-/// nearest of these.
-fn f2fs_log(class: usize, logs: usize) -> usize {
-    let node = class < 3;
-    let temp = class % 3;
-    match logs {
-        1 => 0,
-        2 | 3 => usize::from(!node),
-        4 | 5 => 2 * usize::from(!node) + usize::from(temp == 2),
-        _ => class,
-    }
-}
-
 impl HostLayer for LogLayer {
     fn name(&self) -> &'static str {
         "log"
@@ -1003,7 +569,7 @@ impl HostLayer for LogLayer {
     #[inline]
     fn prefetch(&self, lpn: u64) {
         if lpn < self.layout.user_pages {
-            crate::ftl::prefetch(&self.l2p, lpn as usize);
+            crate::mem::prefetch(&self.l2p, lpn as usize);
         }
     }
 
@@ -1014,67 +580,13 @@ impl HostLayer for LogLayer {
             return;
         };
         if lp != NONE {
-            crate::ftl::prefetch(&self.p2l, lp as usize);
-            crate::ftl::prefetch(&self.segs.valid, (lp / self.layout.segment_pages) as usize);
+            crate::mem::prefetch(&self.p2l, lp as usize);
+            crate::mem::prefetch(&self.segs.valid, (lp / self.layout.segment_pages) as usize);
         }
     }
 
     fn check(&self) -> Result<(), SimError> {
-        let bad = |m: String| Err(SimError::Invariant(format!("log layer: {m}")));
-        let seg_pages = self.layout.segment_pages;
-        let mut valid = vec![0u32; self.layout.segments as usize];
-        for (lpn, &lp) in self.l2p.iter().enumerate() {
-            if lp == NONE {
-                continue;
-            }
-            if self.p2l.get(lp as usize) != Some(&(lpn as u32)) {
-                return bad(format!(
-                    "page {lpn} maps to {lp}, whose reverse map disagrees"
-                ));
-            }
-            valid[(lp / seg_pages) as usize] += 1;
-        }
-        for (lp, &lpn) in self.p2l.iter().enumerate() {
-            if lpn != NONE && self.l2p[lpn as usize] != lp as u32 {
-                return bad(format!(
-                    "page below {lp} claims page {lpn}, which maps elsewhere"
-                ));
-            }
-        }
-        let (mut free, mut open) = (0usize, 0usize);
-        for (s, &count) in valid.iter().enumerate() {
-            if self.segs.valid[s] != count {
-                return bad(format!(
-                    "segment {s} counts {} valid pages, the mapping {}",
-                    self.segs.valid[s], count
-                ));
-            }
-            match self.segs.state[s] {
-                BlockState::Free => {
-                    free += 1;
-                    if count != 0 {
-                        return bad(format!("free segment {s} holds {} pages", count));
-                    }
-                }
-                BlockState::Open => open += 1,
-                BlockState::Full => {
-                    if !self.cleaning {
-                        self.victims.check_member(s as u32, count).or_else(&bad)?;
-                    }
-                }
-                BlockState::Retired => return bad(format!("segment {s} retired")),
-            }
-        }
-        if free != self.free.len() {
-            return bad(format!(
-                "{free} segments are free but the free list holds {}",
-                self.free.len()
-            ));
-        }
-        if open != self.open.iter().filter(|&&s| s != NONE).count() {
-            return bad(format!("{open} segments are open, not one per stream"));
-        }
-        Ok(())
+        self.check_invariants()
     }
 }
 
@@ -1092,17 +604,5 @@ mod tests {
         assert_eq!(ended, [(4, 3), (9, 2)]);
         assert_eq!(run.take(), Some((2, 1)));
         assert_eq!(run.take(), None);
-    }
-
-    #[test]
-    fn f2fs_folds_six_classes_onto_fewer_logs() {
-        let logs_of = |n| (0..6).map(|c| f2fs_log(c, n)).collect::<Vec<_>>();
-        assert_eq!(logs_of(1), [0, 0, 0, 0, 0, 0]);
-        assert_eq!(logs_of(2), [0, 0, 0, 1, 1, 1]);
-        assert_eq!(logs_of(4), [0, 0, 1, 2, 2, 3]);
-        assert_eq!(logs_of(6), [0, 1, 2, 3, 4, 5]);
-        for n in 1..=6 {
-            assert!(logs_of(n).iter().all(|&l| l < n), "{n} logs");
-        }
     }
 }
