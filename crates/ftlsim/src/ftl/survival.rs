@@ -21,7 +21,7 @@ impl Ssd {
     /// A page of `block` died at `age`: count it for the block's stream,
     /// host or internal.
     #[inline(never)]
-    pub(crate) fn record_stream_survival(&mut self, block: usize, age: u64) {
+    pub(super) fn record_stream_survival(&mut self, block: usize, age: u64) {
         let streams = usize::from(self.placement.streams());
         let stream = usize::from(self.blocks.stream[block]).min(streams - 1);
         let i = stream

@@ -35,12 +35,12 @@ impl Ssd {
     }
 
     /// Full blocks in every victim index.
-    pub(crate) fn victims_len(&self) -> u32 {
+    pub(super) fn victims_len(&self) -> u32 {
         self.victims.len() + self.group_victims.iter().map(VictimIndex::len).sum::<u32>()
     }
 
     /// The victim index holding `block` (its reclaim group's).
-    pub(crate) fn victim_index_of(&self, block: u32) -> &VictimIndex {
+    pub(super) fn victim_index_of(&self, block: u32) -> &VictimIndex {
         if block < self.group_blocks {
             &self.victims
         } else {

@@ -38,7 +38,7 @@ impl Ssd {
     /// about 16 instructions per page in prologue, epilogue and a result
     /// returned through memory.
     #[inline(always)]
-    pub(crate) fn write_page_of_stream(
+    pub(super) fn write_page_of_stream(
         &mut self,
         lpn: u64,
         stream: u16,
@@ -63,7 +63,7 @@ impl Ssd {
 
     /// The plain write of a host page whose mapping entry is at hand.
     #[inline(always)]
-    pub(crate) fn write_page_mapped(
+    pub(super) fn write_page_mapped(
         &mut self,
         lpn: Lpn,
         stream: u16,
@@ -95,7 +95,7 @@ impl Ssd {
     }
 
     #[inline]
-    pub(crate) fn check_stream(&self, stream: u16) -> Result<(), SimError> {
+    pub(super) fn check_stream(&self, stream: u16) -> Result<(), SimError> {
         if stream < self.placement.streams() {
             Ok(())
         } else {
@@ -115,7 +115,7 @@ impl Ssd {
     /// it; under FDP an invalid placement id falls back to handle 0 and is
     /// counted (as the spec has it); otherwise an error.
     #[inline]
-    pub(crate) fn resolve_stream(&mut self, stream: u16) -> Result<u16, SimError> {
+    pub(super) fn resolve_stream(&mut self, stream: u16) -> Result<u16, SimError> {
         if stream < self.placement.streams() {
             Ok(stream)
         } else {
@@ -272,7 +272,7 @@ impl Ssd {
     /// or a zone's write pointer): OOB, valid bit, content, counters.
     /// Returns the page's block.
     #[inline(always)]
-    pub(crate) fn program_cells(&mut self, ppn: Ppn, lpn: Lpn, content: u64) -> u32 {
+    pub(super) fn program_cells(&mut self, ppn: Ppn, lpn: Lpn, content: u64) -> u32 {
         self.oob_lpn[ppn as usize] = lpn;
         self.valid_bits[(ppn / 64) as usize] |= 1u64 << (ppn % 64);
         if let Some(c) = &mut self.content {
