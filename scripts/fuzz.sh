@@ -13,5 +13,5 @@ seed="${2:-$(date +%Y%m%d)}"
 mkdir -p target
 echo "fuzz campaign: $cases cases, seed $seed; log in target/fuzz-$seed.log" >&2
 FTLSIM_FUZZ_CASES="$cases" FTLSIM_FUZZ_SEED="$seed" \
-    cargo test --release -p ftlsim-cli --test fuzz -- --include-ignored --nocapture \
-    fuzz_random_cases 2>&1 | tee "target/fuzz-$seed.log"
+    cargo test --release -p ftlsim-cli --test integration -- --include-ignored --nocapture \
+    fuzz::fuzz_random_cases 2>&1 | tee "target/fuzz-$seed.log"

@@ -1,6 +1,6 @@
 //! The `ftlsim` binary end to end: outputs, determinism, and bad input.
 
-mod common;
+use crate::common;
 use common::{ftlsim, temp_dir};
 
 const SMALL: &[&str] = &[

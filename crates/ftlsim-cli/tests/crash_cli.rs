@@ -1,6 +1,6 @@
 //! `ftlsim crash-test` end to end: the JSON contract, exit codes, bad input.
 
-mod common;
+use crate::common;
 use common::ftlsim;
 
 const SMALL: &[&str] = &[

@@ -4,7 +4,7 @@
 //! and `ftlsim device cleanup` removes what was left. Root and /dev/fuse
 //! needed (skipped with a message otherwise), as the live tests.
 
-mod common;
+use crate::common;
 
 use std::fs::File;
 use std::path::PathBuf;

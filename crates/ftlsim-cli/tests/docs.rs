@@ -19,7 +19,7 @@
 //!   command may use what an earlier one of the same file wrote. Commands
 //!   that name `../shared/` are skipped, with a message, on a checkout without
 //!   it (the traces there are third-party data outside the repository).
-//! * `FTLSIM_DOCS=README.md cargo test --release -p ftlsim-cli --test docs`
+//! * `FTLSIM_DOCS=README.md cargo test --release -p ftlsim-cli --test integration docs::`
 //!   checks one file.
 
 use std::path::{Path, PathBuf};

@@ -10,7 +10,7 @@
 //!
 //! A long campaign: `scripts/fuzz.sh CASES [SEED]`.
 
-mod fuzzing;
+use crate::fuzzing;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -8,7 +8,7 @@
 //! FTLSIM_CHROMIUM to use another binary). Without Chromium the second half
 //! skips with a message instead of failing a machine that cannot run it.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -2,7 +2,7 @@
 //! evaluation that hold for our application models (docs/pcstream.md says
 //! which of the paper's do not, and why), and bad assigner input.
 
-mod common;
+use crate::common;
 use common::{assert_ok, ftlsim, ok_json, temp_dir};
 
 #[test]

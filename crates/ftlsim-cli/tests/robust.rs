@@ -2,7 +2,7 @@
 //! line naming the key, flag or file, quickly, and leaves its input files
 //! as they were. Never a panic, a hang or a silent wrong answer.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Output;

@@ -1,7 +1,7 @@
 //! The timing model through the binary: the config contract (`timing.*` in
 //! files and with `--set`), the JSON keys, the table rows, the output files.
 
-mod common;
+use crate::common;
 use common::{assert_ok, ftlsim, ok_json, temp_dir};
 
 use std::process::Output;

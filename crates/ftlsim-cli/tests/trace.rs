@@ -1,6 +1,6 @@
 //! `ftlsim trace` and trace replay through `ftlsim run`.
 
-mod common;
+use crate::common;
 use common::{ftlsim, temp_dir};
 
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! Bad input: every error class, with its `FILE:LINE: message`.
 
-mod common;
+use crate::common;
 
 use common::{error_of, opts, read_all, TempDir};
 use ftlsim_trace::{open, Format, ReaderOptions, TraceError, TraceRecord};

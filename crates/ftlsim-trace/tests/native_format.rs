@@ -1,6 +1,6 @@
 //! Native format: round trip with every optional field, convert, and errors.
 
-mod common;
+use crate::common;
 
 use common::{opts, read_all, TempDir};
 use ftlsim_trace::{

@@ -1,6 +1,6 @@
 //! Page requests from traces: device filter, compact mapping, capacity, repeat.
 
-mod common;
+use crate::common;
 
 use common::{opts, TempDir};
 use ftlsim_trace::{

@@ -2,7 +2,7 @@
 //! headers, blank lines, comments, unusual opcodes, huge offsets (> 2^40)
 //! and gzip / zstd input.
 
-mod common;
+use crate::common;
 
 use common::{opts, read_all, TempDir};
 use ftlsim_trace::{

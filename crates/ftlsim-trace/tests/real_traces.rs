@@ -1,6 +1,6 @@
 //! Reads the real sample traces in ../shared/traces (skipped when absent).
 
-mod common;
+use crate::common;
 
 use common::{opts, read_all, real_trace};
 use ftlsim_trace::{

@@ -1,7 +1,7 @@
 //! vscsi binary traces: both record versions built byte by byte, detection,
 //! and corrupt files.
 
-mod common;
+use crate::common;
 
 use common::{opts, read_all, TempDir};
 use ftlsim_trace::{detect_file, open, Format, ReaderOptions, TraceError, TraceOp};

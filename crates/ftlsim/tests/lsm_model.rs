@@ -480,7 +480,7 @@ fn runs_are_deterministic() {
 }
 
 /// The size of the speed case, to be timed by hand (no wall-clock
-/// assertion): `cargo test --release -p ftlsim --test lsm_model -- --ignored --nocapture`.
+/// assertion): `cargo test --release -p ftlsim --test integration lsm_model:: -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn load_of_a_million_1_kib_records() {

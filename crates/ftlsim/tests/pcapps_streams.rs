@@ -2,7 +2,7 @@
 //! manual class in bits 24–31 of the tag: 1 WAL, 2 flush/L0, 3 L1, 4 L2,
 //! 5 L3), and how the model's extents are reused across classes: the
 //! evidence behind docs/pcstream.md's account of AutoStream vs PCStream.
-//! `cargo test --release -p ftlsim --test pcapps_streams -- --nocapture`
+//! `cargo test --release -p ftlsim --test integration pcapps_streams:: -- --nocapture`
 //! also prints the tables.
 
 use std::collections::BTreeMap;

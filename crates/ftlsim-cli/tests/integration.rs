@@ -1,0 +1,18 @@
+//! The crate's integration tests, one binary: each file beside this one is
+//! a module of it (see crates/ftlsim/tests/integration.rs for why). Run one
+//! file's tests with `cargo test --release -p ftlsim-cli --test integration <file>::`.
+
+mod common;
+mod fuzzing;
+mod cli;
+mod crash_cli;
+mod device_signals;
+mod docs;
+mod fuzz;
+mod golden;
+mod html_report;
+mod pcstream;
+mod reproduce;
+mod robust;
+mod timing_cli;
+mod trace;
