@@ -28,7 +28,6 @@ pub use workload::{Precondition, TraceConfig, TraceTrims, WorkloadConfig, Worklo
 
 use crate::app::lsm::LsmConfig;
 use crate::error::ConfigError;
-use crate::segments::GcPolicy;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -487,7 +486,7 @@ impl Config {
             ));
         }
         let f = &self.ftl;
-        GcPolicy::new(f.gc_policy, f.gc_choices, "ftl.gc_choices")?;
+        f.gc_policy.policy(f.gc_choices, "ftl.gc_choices")?;
         if f.gc_high_watermark < f.gc_low_watermark {
             return Err(ConfigError::new(
                 "ftl.gc_high_watermark",

@@ -1,6 +1,5 @@
 //! `GcPolicy`: which victim policy a log uses, with the keys it carries.
 
-use crate::config::GcPolicyName;
 use crate::error::ConfigError;
 
 /// A victim policy as a log runs it: the configured name, checked, with the
@@ -20,21 +19,15 @@ pub enum GcPolicy {
 }
 
 impl GcPolicy {
-    /// The policy `name` with `choices` candidates for d-choices, which
-    /// `choices_key` names in an error (`ftl.gc_choices`, or a log layer's
-    /// `host.layers[i].gc_choices`). Other policies ignore `choices`.
-    pub fn new(name: GcPolicyName, choices: u32, choices_key: &str) -> Result<Self, ConfigError> {
-        Ok(match name {
-            GcPolicyName::Greedy => Self::Greedy,
-            GcPolicyName::CostBenefit => Self::CostBenefit,
-            GcPolicyName::Fifo => Self::Fifo,
-            GcPolicyName::Random => Self::Random,
-            // Zero candidates would choose nothing while victims exist.
-            GcPolicyName::DChoices if choices == 0 => {
-                return Err(ConfigError::new(choices_key, "must be at least 1"))
-            }
-            GcPolicyName::DChoices => Self::DChoices { choices },
-        })
+    /// d-choices with `choices` candidates, which `choices_key` names in an
+    /// error (`ftl.gc_choices`, or a log layer's `host.layers[i].gc_choices`).
+    /// The one check of d; `config::GcPolicyName::policy` builds the others.
+    pub fn d_choices(choices: u32, choices_key: &str) -> Result<Self, ConfigError> {
+        // Zero candidates would choose nothing while victims exist.
+        if choices == 0 {
+            return Err(ConfigError::new(choices_key, "must be at least 1"));
+        }
+        Ok(Self::DChoices { choices })
     }
 }
 
@@ -44,20 +37,15 @@ mod tests {
 
     #[test]
     fn d_choices_needs_a_candidate_and_names_the_callers_key() {
-        let err = GcPolicy::new(GcPolicyName::DChoices, 0, "host.layers[1].gc_choices")
-            .expect_err("d = 0 is refused");
+        let err =
+            GcPolicy::d_choices(0, "host.layers[1].gc_choices").expect_err("d = 0 is refused");
         assert_eq!(
             err.to_string(),
             "config key `host.layers[1].gc_choices`: must be at least 1"
         );
         assert_eq!(
-            GcPolicy::new(GcPolicyName::DChoices, 3, "ftl.gc_choices").ok(),
+            GcPolicy::d_choices(3, "ftl.gc_choices").ok(),
             Some(GcPolicy::DChoices { choices: 3 })
-        );
-        // Other policies carry no d, so an unused 0 is not an error.
-        assert_eq!(
-            GcPolicy::new(GcPolicyName::Greedy, 0, "ftl.gc_choices").ok(),
-            Some(GcPolicy::Greedy)
         );
     }
 }

@@ -15,7 +15,9 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::policy::GcPolicy;
 use super::view::SegmentView;
-use crate::flash::NONE;
+
+/// "No segment": an empty bucket, the end of a list, a segment not in the set.
+const NONE: u32 = u32::MAX;
 
 /// Full blocks bucketed by valid count, each bucket a doubly linked list.
 #[derive(Debug, Clone)]

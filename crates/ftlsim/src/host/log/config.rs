@@ -7,7 +7,6 @@ use super::super::registry::LowerSpace;
 use super::NONE;
 use crate::config::GcPolicyName;
 use crate::error::ConfigError;
-use crate::segments::GcPolicy;
 
 /// The most append streams a layer may have (F2FS's six logs).
 pub const MAX_APPEND_STREAMS: u8 = 6;
@@ -188,7 +187,7 @@ impl LogConfig {
                 ),
             ));
         }
-        GcPolicy::new(self.gc_policy, self.gc_choices, &at("gc_choices"))?;
+        self.gc_policy.policy(self.gc_choices, &at("gc_choices"))?;
         if self.free_segments_high < self.free_segments_low {
             return Err(ConfigError::new(
                 at("free_segments_high"),

@@ -45,7 +45,7 @@ use crate::error::SimError;
 use crate::flash::{BlockState, BlockTable};
 use crate::metrics::LayerStats;
 use crate::request::{BlockDevice, Completion, Op, Request};
-use crate::segments::{GcPolicy, VictimIndex};
+use crate::segments::VictimIndex;
 
 const NONE: u32 = u32::MAX;
 
@@ -106,7 +106,8 @@ impl LogLayer {
             last_write: separation_by_interval.then(|| vec![0; layout.user_pages as usize]),
             segs: BlockTable::new(layout.segments),
             victims: VictimIndex::new(
-                GcPolicy::new(cfg.gc_policy, cfg.gc_choices, "gc_choices")
+                cfg.gc_policy
+                    .policy(cfg.gc_choices, "gc_choices")
                     .expect("validated: d-choices has a candidate"),
                 layout.segments,
                 layout.segment_pages,
