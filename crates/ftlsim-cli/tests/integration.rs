@@ -2,13 +2,13 @@
 //! a module of it (see crates/ftlsim/tests/integration.rs for why). Run one
 //! file's tests with `cargo test --release -p ftlsim-cli --test integration <file>::`.
 
-mod common;
-mod fuzzing;
 mod cli;
+mod common;
 mod crash_cli;
 mod device_signals;
 mod docs;
 mod fuzz;
+mod fuzzing;
 mod golden;
 mod html_report;
 mod pcstream;

@@ -17,6 +17,7 @@ pub mod plan;
 pub mod request;
 pub mod rng;
 pub mod run;
+pub mod segments;
 pub mod timing;
 pub mod workload;
 

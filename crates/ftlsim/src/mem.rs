@@ -34,3 +34,17 @@ fn advise_huge(ptr: *mut u8, bytes: usize) {
 
 #[cfg(not(target_os = "linux"))]
 fn advise_huge(_ptr: *mut u8, _bytes: usize) {}
+
+/// Starts loading `slice[index]` into cache without waiting for it.
+#[inline(always)]
+pub(crate) fn prefetch<T>(slice: &[T], index: usize) {
+    debug_assert!(index < slice.len());
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetch is a hint; it never faults and the address is in bounds.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch(slice.as_ptr().add(index).cast::<i8>(), _MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (slice, index);
+}

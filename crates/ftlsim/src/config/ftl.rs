@@ -2,6 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::ConfigError;
+use crate::segments::GcPolicy;
+
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum GcPolicyName {
@@ -10,6 +13,21 @@ pub enum GcPolicyName {
     Fifo,
     Random,
     DChoices,
+}
+
+impl GcPolicyName {
+    /// The policy this name gives, with `choices` candidates for d-choices
+    /// (checked by `GcPolicy::d_choices`, which names `choices_key`); the
+    /// other policies ignore `choices`.
+    pub fn policy(self, choices: u32, choices_key: &str) -> Result<GcPolicy, ConfigError> {
+        Ok(match self {
+            Self::Greedy => GcPolicy::Greedy,
+            Self::CostBenefit => GcPolicy::CostBenefit,
+            Self::Fifo => GcPolicy::Fifo,
+            Self::Random => GcPolicy::Random,
+            Self::DChoices => GcPolicy::d_choices(choices, choices_key)?,
+        })
+    }
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]

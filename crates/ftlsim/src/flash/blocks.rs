@@ -2,6 +2,7 @@
 //! fields touched on every page write (valid count, write pointer) stay dense in cache.
 
 use super::NONE;
+use crate::segments::SegmentView;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
@@ -60,5 +61,28 @@ impl BlockTable {
 
     pub fn is_empty(&self) -> bool {
         self.state.is_empty()
+    }
+}
+
+/// The table as the victim policies read it (`segments::VictimIndex`).
+impl SegmentView for BlockTable {
+    #[inline(always)]
+    fn valid_pages(&self, s: u32) -> u32 {
+        self.valid[s as usize]
+    }
+
+    #[inline(always)]
+    fn last_write_at(&self, s: u32) -> u64 {
+        self.last_write_at[s as usize]
+    }
+
+    #[inline(always)]
+    fn seq(&self, s: u32) -> u64 {
+        self.seq[s as usize]
+    }
+
+    #[inline(always)]
+    fn is_full(&self, s: u32) -> bool {
+        self.state[s as usize] == BlockState::Full
     }
 }

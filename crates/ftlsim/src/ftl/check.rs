@@ -12,46 +12,7 @@ impl Ssd {
     pub fn check_invariants(&self) -> Result<(), SimError> {
         let fail = |m: String| Err(SimError::Invariant(m));
         let ppb = self.geo.pages_per_block;
-        let mut mapped_in_block = vec![0u32; self.geo.blocks as usize];
-        let mut mapped_total = 0u64;
-        for (lpn, e) in self.l2p.iter().enumerate() {
-            if e.ppn == NONE {
-                continue;
-            }
-            if u64::from(e.ppn) >= self.geo.physical_pages() {
-                return fail(format!("LPN {lpn} maps to PPN {} beyond the device", e.ppn));
-            }
-            let shared = self.sharing.is_some();
-            if !shared && self.oob_lpn[e.ppn as usize] != lpn as u32 {
-                return fail(format!(
-                    "LPN {lpn} maps to PPN {} whose OOB holds LPN {}",
-                    e.ppn, self.oob_lpn[e.ppn as usize]
-                ));
-            }
-            let block = self.geo.block_of(e.ppn);
-            let offset = e.ppn % ppb;
-            if offset >= self.blocks.write_ptr[block as usize] {
-                return fail(format!(
-                    "LPN {lpn} maps to unwritten page {offset} of block {block}"
-                ));
-            }
-            match self.blocks.state[block as usize] {
-                BlockState::Open | BlockState::Full => {}
-                s => return fail(format!("LPN {lpn} maps into block {block} in state {s:?}")),
-            }
-            if self.valid_bits[(e.ppn / 64) as usize] & (1u64 << (e.ppn % 64)) == 0 {
-                return fail(format!(
-                    "LPN {lpn} maps to PPN {} whose valid bit is clear",
-                    e.ppn
-                ));
-            }
-            // With sharing, a page counts once however many LPNs map to it:
-            // count it at its OOB LPN.
-            if !shared || self.oob_lpn[e.ppn as usize] == lpn as u32 {
-                mapped_in_block[block as usize] += 1;
-                mapped_total += 1;
-            }
-        }
+        let (mapped_in_block, mapped_total) = self.check_mapping()?;
         let mut free = 0u32;
         let mut full = 0u32;
         let mut retired = 0u32;
@@ -174,5 +135,54 @@ impl Ssd {
             }
         }
         Ok(())
+    }
+
+    /// Checks every mapped LPN against its page (in range, OOB, written,
+    /// in an open or full block, valid bit set); returns the pages mapped
+    /// into each block and in all, each shared page counted once.
+    fn check_mapping(&self) -> Result<(Vec<u32>, u64), SimError> {
+        let fail = |m: String| Err(SimError::Invariant(m));
+        let ppb = self.geo.pages_per_block;
+        let mut mapped_in_block = vec![0u32; self.geo.blocks as usize];
+        let mut mapped_total = 0u64;
+        for (lpn, e) in self.l2p.iter().enumerate() {
+            if e.ppn == NONE {
+                continue;
+            }
+            if u64::from(e.ppn) >= self.geo.physical_pages() {
+                return fail(format!("LPN {lpn} maps to PPN {} beyond the device", e.ppn));
+            }
+            let shared = self.sharing.is_some();
+            if !shared && self.oob_lpn[e.ppn as usize] != lpn as u32 {
+                return fail(format!(
+                    "LPN {lpn} maps to PPN {} whose OOB holds LPN {}",
+                    e.ppn, self.oob_lpn[e.ppn as usize]
+                ));
+            }
+            let block = self.geo.block_of(e.ppn);
+            let offset = e.ppn % ppb;
+            if offset >= self.blocks.write_ptr[block as usize] {
+                return fail(format!(
+                    "LPN {lpn} maps to unwritten page {offset} of block {block}"
+                ));
+            }
+            match self.blocks.state[block as usize] {
+                BlockState::Open | BlockState::Full => {}
+                s => return fail(format!("LPN {lpn} maps into block {block} in state {s:?}")),
+            }
+            if self.valid_bits[(e.ppn / 64) as usize] & (1u64 << (e.ppn % 64)) == 0 {
+                return fail(format!(
+                    "LPN {lpn} maps to PPN {} whose valid bit is clear",
+                    e.ppn
+                ));
+            }
+            // With sharing, a page counts once however many LPNs map to it:
+            // count it at its OOB LPN.
+            if !shared || self.oob_lpn[e.ppn as usize] == lpn as u32 {
+                mapped_in_block[block as usize] += 1;
+                mapped_total += 1;
+            }
+        }
+        Ok((mapped_in_block, mapped_total))
     }
 }

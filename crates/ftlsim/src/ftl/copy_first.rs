@@ -25,7 +25,7 @@ use crate::flash::{BlockState, NONE};
 impl Ssd {
     /// Whether `victim`'s valid pages fit in the room GC has without it, so
     /// that it can copy before it erases.
-    pub(crate) fn copy_fits(&self, victim: u32) -> bool {
+    pub(super) fn copy_fits(&self, victim: u32) -> bool {
         self.gc_room_pages_for(victim) >= u64::from(self.blocks.valid[victim as usize])
     }
 
@@ -34,7 +34,7 @@ impl Ssd {
     /// copied before it is erased (see the module comment). `Ok(None)` when
     /// there is no full block; an error when none can be reclaimed safely.
     #[inline(always)]
-    pub(crate) fn choose_victim_durably(&mut self, group: u32) -> Result<Option<u32>, SimError> {
+    pub(super) fn choose_victim_durably(&mut self, group: u32) -> Result<Option<u32>, SimError> {
         let Some(victim) = self.choose_victim(group) else {
             return Ok(None);
         };
@@ -50,7 +50,7 @@ impl Ssd {
     #[cold]
     #[inline(never)]
     fn emptiest_instead_of(&mut self, victim: u32, group: u32) -> Result<Option<u32>, SimError> {
-        super::victim_index(
+        super::victims::victim_index(
             &mut self.victims,
             &mut self.group_victims,
             self.group_blocks,
@@ -73,7 +73,7 @@ impl Ssd {
     /// The full block of `group` with the fewest valid pages (the lowest
     /// number among equals). A scan of the group's blocks: it runs only when
     /// the pool is short, after a power cut.
-    pub(crate) fn emptiest_full_block(&self, group: u32) -> Option<u32> {
+    pub(super) fn emptiest_full_block(&self, group: u32) -> Option<u32> {
         let first = group * self.group_blocks;
         let end = (first + self.group_blocks).min(self.geo.blocks);
         let mut best = NONE;
@@ -89,9 +89,9 @@ impl Ssd {
     }
 
     /// Takes a full block out of its victim index: the engine reclaims it.
-    pub(crate) fn take_victim(&mut self, block: u32) {
+    pub(super) fn take_victim(&mut self, block: u32) {
         let blocks = &self.blocks;
-        super::victim_index(
+        super::victims::victim_index(
             &mut self.victims,
             &mut self.group_victims,
             self.group_blocks,

@@ -91,7 +91,7 @@ impl MappingCache {
     }
 
     /// Translation pages for `logical_pages` host pages.
-    pub(crate) fn pages_for(logical_pages: u32, entries_per_page: u32) -> u32 {
+    pub(super) fn pages_for(logical_pages: u32, entries_per_page: u32) -> u32 {
         logical_pages.div_ceil(entries_per_page)
     }
 
@@ -100,11 +100,11 @@ impl MappingCache {
         lpn / self.entries_per_page
     }
 
-    pub(crate) fn is_cached(&self, lpn: Lpn) -> bool {
+    pub(super) fn is_cached(&self, lpn: Lpn) -> bool {
         bit(&self.cached, lpn)
     }
 
-    pub(crate) fn is_dirty(&self, lpn: Lpn) -> bool {
+    pub(super) fn is_dirty(&self, lpn: Lpn) -> bool {
         bit(&self.dirty, lpn)
     }
 
@@ -247,7 +247,7 @@ impl Ssd {
     /// changes the mapping (a write, a trim of a mapped page).
     #[cold]
     #[inline(never)]
-    pub(crate) fn map_access(&mut self, lpn: Lpn, dirty: bool) -> Result<(), SimError> {
+    pub(super) fn map_access(&mut self, lpn: Lpn, dirty: bool) -> Result<(), SimError> {
         let c = self.cmt.as_mut().expect("mapping cache on");
         if c.is_cached(lpn) {
             c.touch(lpn);
@@ -274,7 +274,7 @@ impl Ssd {
 
     /// The entry of `lpn` changed without a host access (a trim of a
     /// mapped page after its lookup).
-    pub(crate) fn map_dirty(&mut self, lpn: Lpn) {
+    pub(super) fn map_dirty(&mut self, lpn: Lpn) {
         let c = self.cache();
         debug_assert!(c.is_cached(lpn));
         set(&mut c.dirty, lpn, true);
@@ -326,7 +326,7 @@ impl Ssd {
     // does with the cache off.
     #[cold]
     #[inline(never)]
-    pub(crate) fn note_gc_moves(&mut self) {
+    pub(super) fn note_gc_moves(&mut self) {
         let staged = std::mem::take(&mut self.gc_buffer);
         let c = self.cmt.as_mut().expect("mapping cache on");
         let start = c.pending.len();
@@ -361,7 +361,7 @@ impl Ssd {
     // does with the cache off.
     #[cold]
     #[inline(never)]
-    pub(crate) fn flush_translation_updates(&mut self) -> Result<(), SimError> {
+    pub(super) fn flush_translation_updates(&mut self) -> Result<(), SimError> {
         while let Some(page) = self.cache().pending.pop() {
             self.write_translation_page(page)?;
         }
@@ -372,7 +372,7 @@ impl Ssd {
     /// then the mapping updates its GC left.
     #[cold]
     #[inline(never)]
-    pub(crate) fn write_page_cached(
+    pub(super) fn write_page_cached(
         &mut self,
         lpn: Lpn,
         stream: u16,

@@ -446,7 +446,7 @@ impl super::Ssd {
     }
 
     /// GC copies before it erases, so it needs a free block of its own.
-    pub(crate) fn keep_gc_spare(&mut self) {
+    pub(super) fn keep_gc_spare(&mut self) {
         self.gc_floor = 2;
         self.gc_low = self.gc_low.max(self.gc_floor);
         self.gc_high = self.gc_high.max(self.gc_low);
@@ -506,7 +506,7 @@ impl super::Ssd {
     }
 
     #[inline]
-    pub(crate) fn sync_meta_pages(&mut self) {
+    pub(super) fn sync_meta_pages(&mut self) {
         if let Some(d) = &mut self.durability {
             self.counters.nand_write_pages += std::mem::take(&mut d.unsynced_meta_pages);
         }
@@ -516,7 +516,7 @@ impl super::Ssd {
     /// the untracked path stays as it was. It differs in two places: the old
     /// page is unmapped after allocating, and the program is stamped.
     #[inline(never)]
-    pub(crate) fn write_page_tracked(
+    pub(super) fn write_page_tracked(
         &mut self,
         lpn: Lpn,
         stream: u16,
@@ -542,7 +542,7 @@ impl super::Ssd {
     /// before the new is programmed, and a cut between loses both. (Without
     /// tracking the old page is unmapped first, so GC does not copy it.)
     #[inline(never)]
-    pub(crate) fn unmap_after_allocating(&mut self, lpn: Lpn) {
+    pub(super) fn unmap_after_allocating(&mut self, lpn: Lpn) {
         // GC may have moved the old page: look it up again.
         let old = self.l2p[lpn as usize];
         if old.ppn == NONE {
@@ -558,7 +558,7 @@ impl super::Ssd {
 
     /// A host page was programmed at `ppn` and the mapping updated.
     #[inline(never)]
-    pub(crate) fn durable_host_write(&mut self, ppn: Ppn, lpn: Lpn, content: u64) {
+    pub(super) fn durable_host_write(&mut self, ppn: Ppn, lpn: Lpn, content: u64) {
         let now = self.now;
         let d = self.durability.as_mut().expect("tracking on");
         d.host_program(ppn, lpn, content);
@@ -571,26 +571,26 @@ impl super::Ssd {
     }
 
     #[inline(never)]
-    pub(crate) fn durable_record(&mut self, kind: RecordKind) {
+    pub(super) fn durable_record(&mut self, kind: RecordKind) {
         self.durability.as_mut().expect("tracking on").record(kind);
         self.sync_meta_pages();
     }
 
     /// A dedup hit mapped `lpn` to the live page `target`.
     #[inline(never)]
-    pub(crate) fn durable_map(&mut self, lpn: Lpn, target: Ppn) {
+    pub(super) fn durable_map(&mut self, lpn: Lpn, target: Ppn) {
         let d = self.durability.as_mut().expect("tracking on");
         let data = d.data_of(target);
         d.record(RecordKind::Map { lpn, data });
         self.sync_meta_pages();
     }
 
-    pub(crate) fn durable_flush(&mut self) {
+    pub(super) fn durable_flush(&mut self) {
         self.durability.as_mut().expect("tracking on").flush();
         self.sync_meta_pages();
     }
 
-    pub(crate) fn durable_open(&mut self, block: u32) {
+    pub(super) fn durable_open(&mut self, block: u32) {
         let b = block as usize;
         let (owner, stream) = (self.blocks.owner[b], self.blocks.stream[b]);
         self.durability
@@ -602,7 +602,7 @@ impl super::Ssd {
 
     /// GC is about to stage a victim's pages: the buffer drains first, so
     /// the image knows every page's data id and GC copies land in order.
-    pub(crate) fn durable_gc_begin(&mut self, victim: u32) {
+    pub(super) fn durable_gc_begin(&mut self, victim: u32) {
         let d = self.durability.as_mut().expect("tracking on");
         d.drain_buffer();
         d.gc_data.clear();
@@ -618,7 +618,7 @@ impl super::Ssd {
     }
 
     /// The `i`-th staged page landed at `ppn`.
-    pub(crate) fn durable_gc_copy(&mut self, i: usize, ppn: Ppn, content: u64) {
+    pub(super) fn durable_gc_copy(&mut self, i: usize, ppn: Ppn, content: u64) {
         let d = self.durability.as_mut().expect("tracking on");
         if !d.tick() {
             return;

@@ -74,7 +74,7 @@ impl FingerprintIndex {
 
     #[inline]
     pub fn prefetch(&self, fingerprint: u64) {
-        super::prefetch(&self.slots, self.home(fingerprint));
+        crate::mem::prefetch(&self.slots, self.home(fingerprint));
     }
 
     /// Slot holding `fingerprint`, or the empty slot ending its probe run.

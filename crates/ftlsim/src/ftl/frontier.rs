@@ -4,9 +4,9 @@
 //! GC never looks at *why* a frontier exists: streams, internal streams and
 //! cold zones are new keys and a new policy here, not edits to GC.
 
-use super::free_pool::WearPreference;
 use crate::flash::NONE;
 pub use crate::plan::{PlacementPlan, Scheme};
+use crate::segments::WearPreference;
 
 /// What a frontier's pages are for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,10 +14,10 @@ use std::collections::HashMap;
 
 use super::durability::{BrokenRecovery, RecordKind, NO_DATA};
 use super::fingerprint_index::FingerprintIndex;
-use super::victim::VictimIndex;
 use super::{MapEntry, Ssd, UNMAPPED};
 use crate::error::SimError;
 use crate::flash::{BlockState, Lpn, Ppn, NONE};
+use crate::segments::VictimIndex;
 
 /// What a recovery read and how long it took.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -107,7 +107,7 @@ impl Ssd {
                 break;
             }
             self.take_victim(victim);
-            self.reclaim(victim, super::Reclaim::Gc)?;
+            self.reclaim(victim, super::gc::Reclaim::Gc)?;
         }
         Ok(())
     }

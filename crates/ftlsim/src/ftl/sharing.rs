@@ -208,7 +208,7 @@ impl Ssd {
     /// Inlined into the dedup write (one call site per loop): out of line
     /// its prologue and re-checks cost more than its body.
     #[inline(always)]
-    pub(crate) fn add_ref(&mut self, lpn: Lpn, ppn: Ppn) {
+    pub(super) fn add_ref(&mut self, lpn: Lpn, ppn: Ppn) {
         let s = self.sharing.as_mut().expect("sharing on");
         let p = ppn as usize;
         debug_assert!(
@@ -233,7 +233,7 @@ impl Ssd {
     }
 
     /// `lpn` no longer maps to `ppn`; the page dies with its last reference.
-    pub(crate) fn drop_ref(&mut self, lpn: Lpn, ppn: Ppn) {
+    pub(super) fn drop_ref(&mut self, lpn: Lpn, ppn: Ppn) {
         let now = self.now as u32;
         let s = self.sharing.as_mut().expect("sharing on");
         let p = ppn as usize;
@@ -288,7 +288,7 @@ impl Ssd {
         let b = block as usize;
         self.blocks.valid[b] -= 1;
         if self.blocks.state[b] == BlockState::Full {
-            super::victim_index(
+            super::victims::victim_index(
                 &mut self.victims,
                 &mut self.group_victims,
                 self.group_blocks,
@@ -301,7 +301,7 @@ impl Ssd {
 
     /// The host write path with many-to-one mapping.
     #[inline]
-    pub(crate) fn write_page_shared(
+    pub(super) fn write_page_shared(
         &mut self,
         lpn: Lpn,
         stream: u16,
@@ -405,7 +405,7 @@ impl Ssd {
         Ok(())
     }
 
-    pub(crate) fn trim_page_shared(&mut self, lpn: Lpn) {
+    pub(super) fn trim_page_shared(&mut self, lpn: Lpn) {
         let old = self.l2p[lpn as usize].ppn;
         if old != NONE {
             self.l2p[lpn as usize] = UNMAPPED;
@@ -417,7 +417,7 @@ impl Ssd {
     }
 
     /// Takes the sharing state of a page GC is about to migrate (call before the erase).
-    pub(crate) fn stage_shared(&mut self, ppn: Ppn) -> GcPage {
+    pub(super) fn stage_shared(&mut self, ppn: Ppn) -> GcPage {
         let now = self.now as u32;
         let s = self.sharing.as_mut().expect("sharing on");
         let p = ppn as usize;
@@ -441,7 +441,7 @@ impl Ssd {
     /// now maps there. Inlined into GC's landing loop, as it was before
     /// the loop moved out of `reclaim`.
     #[inline(always)]
-    pub(crate) fn land_shared(&mut self, i: usize, ppn: Ppn, content: u64) {
+    pub(super) fn land_shared(&mut self, i: usize, ppn: Ppn, content: u64) {
         let s = self.sharing.as_mut().expect("sharing on");
         let staged = &mut s.staged[i];
         if let Some(data) = s.data.as_mut() {
@@ -472,8 +472,8 @@ impl Ssd {
         // Every mode: the valid bit and block counters an overwrite updates.
         if let Some(e) = self.l2p.get(lpn as usize) {
             if e.ppn != NONE {
-                super::prefetch(&self.valid_bits, (e.ppn / 64) as usize);
-                super::prefetch(&self.blocks.valid, self.geo.block_of(e.ppn) as usize);
+                crate::mem::prefetch(&self.valid_bits, (e.ppn / 64) as usize);
+                crate::mem::prefetch(&self.blocks.valid, self.geo.block_of(e.ppn) as usize);
             }
         }
         if self.sharing.is_some() {
@@ -496,8 +496,8 @@ impl Ssd {
     pub(crate) fn prefetch_mapped_inline(&self, lpn: u64, content: u64) {
         if let Some(e) = self.l2p.get(lpn as usize) {
             if e.ppn != NONE {
-                super::prefetch(&self.valid_bits, (e.ppn / 64) as usize);
-                super::prefetch(&self.blocks.valid, self.geo.block_of(e.ppn) as usize);
+                crate::mem::prefetch(&self.valid_bits, (e.ppn / 64) as usize);
+                crate::mem::prefetch(&self.blocks.valid, self.geo.block_of(e.ppn) as usize);
             }
         }
         self.prefetch_mapped_sharing(lpn, content);
@@ -514,15 +514,15 @@ impl Ssd {
         let Some(s) = &self.sharing else { return };
         if let Some(e) = self.l2p.get(lpn as usize) {
             if e.ppn != NONE {
-                super::prefetch(&s.pages, e.ppn as usize);
-                super::prefetch(&self.oob_lpn, e.ppn as usize);
+                crate::mem::prefetch(&s.pages, e.ppn as usize);
+                crate::mem::prefetch(&self.oob_lpn, e.ppn as usize);
             }
         }
-        super::prefetch(&s.next_sharer, lpn as usize);
-        super::prefetch(&s.prev_sharer, lpn as usize);
+        crate::mem::prefetch(&s.next_sharer, lpn as usize);
+        crate::mem::prefetch(&s.prev_sharer, lpn as usize);
         if let Some(target) = s.index.as_ref().and_then(|i| i.get(content)) {
-            super::prefetch(&s.pages, target as usize);
-            super::prefetch(&self.oob_lpn, target as usize);
+            crate::mem::prefetch(&s.pages, target as usize);
+            crate::mem::prefetch(&self.oob_lpn, target as usize);
         }
     }
 
@@ -550,7 +550,7 @@ impl Ssd {
             }
             // A duplicate joins the list after its head: fetch the head's links.
             if let Some(target) = index.get(content) {
-                super::prefetch(&s.next_sharer, self.oob_lpn[target as usize] as usize);
+                crate::mem::prefetch(&s.next_sharer, self.oob_lpn[target as usize] as usize);
             }
         }
     }
@@ -564,7 +564,7 @@ impl Ssd {
     }
 
     /// Mean survival of single-mapped pages so far (for age-aware placement).
-    pub(crate) fn mean_single_survival(&self) -> f64 {
+    pub(super) fn mean_single_survival(&self) -> f64 {
         self.sharing
             .as_ref()
             .map_or(0.0, |s| s.survival_single.mean())
@@ -573,7 +573,7 @@ impl Ssd {
     /// Checks the sharing invariants: reference counts equal the LPNs mapping
     /// each page, the reverse map lists exactly them, the index points at
     /// live pages holding its fingerprints.
-    pub(crate) fn check_sharing(&self) -> Result<(), SimError> {
+    pub(super) fn check_sharing(&self) -> Result<(), SimError> {
         let Some(s) = &self.sharing else {
             return Ok(());
         };

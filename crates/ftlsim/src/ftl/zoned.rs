@@ -42,7 +42,7 @@ impl Zones {
 impl Ssd {
     /// A write on a zoned device: every page at its zone's write pointer.
     #[inline(never)]
-    pub(crate) fn submit_zoned_write(&mut self, req: &Request) -> Result<Completion, SimError> {
+    pub(super) fn submit_zoned_write(&mut self, req: &Request) -> Result<Completion, SimError> {
         self.check_stream(req.stream)?;
         for (i, lpn) in req.lpns().enumerate() {
             let content = req.fingerprints.get(i).copied().unwrap_or(0);
@@ -113,7 +113,7 @@ impl Ssd {
 
     /// A trim on a zoned device: the pages die; every zone the request
     /// covers whole is reset.
-    pub(crate) fn submit_zoned_trim(&mut self, req: &Request) -> Result<Completion, SimError> {
+    pub(super) fn submit_zoned_trim(&mut self, req: &Request) -> Result<Completion, SimError> {
         for lpn in req.lpns() {
             self.trim_page(lpn)?;
         }
@@ -154,7 +154,7 @@ impl Ssd {
     /// The zoned part of the invariant checker: write pointers agree with
     /// the blocks, the open count with the zones, and nothing is mapped
     /// away from the identity.
-    pub(crate) fn check_zones(&self) -> Result<(), SimError> {
+    pub(super) fn check_zones(&self) -> Result<(), SimError> {
         let Some(zones) = &self.zones else {
             return Ok(());
         };

@@ -129,9 +129,7 @@ pub(super) fn check_spare(cfg: &Config, placement: &PlacementPlan) -> Result<(),
         ));
     }
     let f = &cfg.ftl;
-    if f.gc_policy == GcPolicyName::DChoices && f.gc_choices == 0 {
-        return Err(ConfigError::new("ftl.gc_choices", "must be at least 1"));
-    }
+    f.gc_policy.policy(f.gc_choices, "ftl.gc_choices")?;
     if f.gc_high_watermark < f.gc_low_watermark {
         return Err(ConfigError::new(
             "ftl.gc_high_watermark",

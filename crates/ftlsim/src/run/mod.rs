@@ -13,7 +13,7 @@ use crate::config::{Config, Precondition, WorkloadType, DEFAULT_WRITES};
 use crate::error::SimError;
 use crate::ftl::{Ssd, SsdOptions};
 use crate::host::Stack;
-use crate::metrics::{Counters, LayerStats, LogHistogram, Phase, StreamCounters};
+use crate::metrics::{Counters, LayerStats, Phase, StreamCounters};
 use crate::request::{BlockDevice, Op, Request, RequestSource};
 use crate::timing::{ArrivalSource, Timer};
 use crate::workload::ycsb::YcsbWorkload;
@@ -445,14 +445,7 @@ impl Simulation {
         self.driver.recorder.measure_start = Some(self.ssd().counters);
         self.layers_at_start = self.device.layer_stats();
         self.streams_at_start = self.ssd().stream_counters.clone();
-        let ssd = self.device.ssd_mut();
-        if let Some(h) = &mut ssd.survival {
-            *h = LogHistogram::default();
-        }
-        if let Some(sh) = &mut ssd.sharing {
-            sh.survival_single = LogHistogram::default();
-            sh.survival_multi = LogHistogram::default();
-        }
+        self.device.ssd_mut().reset_survival();
         let measured = self.measured;
         if let Some(timer) = self.driver.timer.as_mut() {
             let request_pages = u64::from(self.driver.generator.request_pages());

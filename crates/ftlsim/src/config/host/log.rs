@@ -186,9 +186,7 @@ impl LogConfig {
                 ),
             ));
         }
-        if self.gc_policy == GcPolicyName::DChoices && self.gc_choices == 0 {
-            return Err(ConfigError::new(at("gc_choices"), "must be at least 1"));
-        }
+        self.gc_policy.policy(self.gc_choices, &at("gc_choices"))?;
         if self.free_segments_high < self.free_segments_low {
             return Err(ConfigError::new(
                 at("free_segments_high"),

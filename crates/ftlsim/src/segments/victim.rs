@@ -1,38 +1,23 @@
-//! Victim selection: which full block garbage collection reclaims next.
+//! Victim selection: which full segment (an FTL block, a log layer's
+//! segment) cleaning reclaims next.
 //!
-//! A policy keeps its own index of the full blocks and returns a choice; the
-//! engine carries it out. Greedy keeps blocks in buckets by valid count
+//! A policy keeps its own index of the full segments and returns a choice;
+//! the log carries it out. Greedy keeps segments in buckets by valid count
 //! (doubly linked lists), so both its per-invalidation update and its choice
-//! are O(1) amortized; the others need no per-page work at all.
+//! are O(1) amortized; the others need no per-page work at all. The index
+//! reads segment state through [`SegmentView`]; "block" below means a
+//! segment of whichever log owns the index.
 
 use std::collections::VecDeque;
 
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::config::GcPolicyName;
-use crate::flash::{BlockState, BlockTable, NONE};
+use super::policy::GcPolicy;
+use super::view::SegmentView;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum VictimPolicy {
-    Greedy,
-    CostBenefit,
-    Fifo,
-    Random,
-    DChoices(u32),
-}
-
-impl VictimPolicy {
-    pub fn from_config(name: GcPolicyName, choices: u32) -> Self {
-        match name {
-            GcPolicyName::Greedy => Self::Greedy,
-            GcPolicyName::CostBenefit => Self::CostBenefit,
-            GcPolicyName::Fifo => Self::Fifo,
-            GcPolicyName::Random => Self::Random,
-            GcPolicyName::DChoices => Self::DChoices(choices),
-        }
-    }
-}
+/// "No segment": an empty bucket, the end of a list, a segment not in the set.
+const NONE: u32 = u32::MAX;
 
 /// Full blocks bucketed by valid count, each bucket a doubly linked list.
 #[derive(Debug, Clone)]
@@ -139,7 +124,7 @@ impl IndexedSet {
 /// The index of full blocks that a victim policy chooses from.
 #[derive(Debug, Clone)]
 pub struct VictimIndex {
-    policy: VictimPolicy,
+    policy: GcPolicy,
     pages_per_block: u32,
     buckets: Option<Buckets>,
     /// FIFO: (block, seq) in close order; entries whose seq no longer matches are stale.
@@ -149,12 +134,11 @@ pub struct VictimIndex {
 }
 
 impl VictimIndex {
-    pub fn new(policy: VictimPolicy, blocks: u32, pages_per_block: u32) -> Self {
-        let buckets =
-            (policy == VictimPolicy::Greedy).then(|| Buckets::new(blocks, pages_per_block));
+    pub fn new(policy: GcPolicy, blocks: u32, pages_per_block: u32) -> Self {
+        let buckets = (policy == GcPolicy::Greedy).then(|| Buckets::new(blocks, pages_per_block));
         let needs_set = matches!(
             policy,
-            VictimPolicy::Random | VictimPolicy::DChoices(_) | VictimPolicy::CostBenefit
+            GcPolicy::Random | GcPolicy::DChoices { .. } | GcPolicy::CostBenefit
         );
         Self {
             policy,
@@ -166,7 +150,7 @@ impl VictimIndex {
         }
     }
 
-    pub fn policy(&self) -> VictimPolicy {
+    pub fn policy(&self) -> GcPolicy {
         self.policy
     }
 
@@ -180,25 +164,25 @@ impl VictimIndex {
     }
 
     /// A block became full and may now be chosen.
-    pub fn insert(&mut self, block: u32, blocks: &BlockTable) {
+    pub fn insert(&mut self, block: u32, blocks: &impl SegmentView) {
         self.len += 1;
         if let Some(b) = &mut self.buckets {
-            b.push(block, blocks.valid[block as usize]);
+            b.push(block, blocks.valid_pages(block));
         }
         if let Some(s) = &mut self.set {
             s.insert(block);
         }
-        if self.policy == VictimPolicy::Fifo {
-            self.fifo.push_back((block, blocks.seq[block as usize]));
+        if self.policy == GcPolicy::Fifo {
+            self.fifo.push_back((block, blocks.seq(block)));
         }
     }
 
     /// Returns a block that `choose` just handed out and the engine did not
     /// take: it goes back where it was, so FIFO keeps its order.
-    pub fn put_back(&mut self, block: u32, blocks: &BlockTable) {
-        if self.policy == VictimPolicy::Fifo {
+    pub fn put_back(&mut self, block: u32, blocks: &impl SegmentView) {
+        if self.policy == GcPolicy::Fifo {
             self.len += 1;
-            self.fifo.push_front((block, blocks.seq[block as usize]));
+            self.fifo.push_front((block, blocks.seq(block)));
         } else {
             self.insert(block, blocks);
         }
@@ -223,10 +207,10 @@ impl VictimIndex {
     }
 
     /// Takes a specific full block out of the index (wear leveling picks its own victim).
-    pub fn remove(&mut self, block: u32, blocks: &BlockTable) {
+    pub fn remove(&mut self, block: u32, blocks: &impl SegmentView) {
         self.len -= 1;
         if let Some(b) = &mut self.buckets {
-            b.unlink(block, blocks.valid[block as usize]);
+            b.unlink(block, blocks.valid_pages(block));
         }
         if let Some(s) = &mut self.set {
             s.remove(block);
@@ -238,7 +222,7 @@ impl VictimIndex {
     /// Chooses a victim among the full blocks and removes it from the index.
     pub fn choose(
         &mut self,
-        blocks: &BlockTable,
+        blocks: &impl SegmentView,
         rng: &mut Xoshiro256PlusPlus,
         now: u64,
     ) -> Option<u32> {
@@ -246,7 +230,7 @@ impl VictimIndex {
             return None;
         }
         let victim = match self.policy {
-            VictimPolicy::Greedy => {
+            GcPolicy::Greedy => {
                 let (block, _) = self
                     .buckets
                     .as_mut()
@@ -255,25 +239,24 @@ impl VictimIndex {
                 self.len -= 1;
                 return Some(block);
             }
-            VictimPolicy::Fifo => loop {
+            GcPolicy::Fifo => loop {
                 let (block, seq) = self.fifo.pop_front()?;
-                let b = block as usize;
-                if blocks.state[b] == BlockState::Full && blocks.seq[b] == seq {
+                if blocks.is_full(block) && blocks.seq(block) == seq {
                     self.len -= 1;
                     return Some(block);
                 }
             },
-            VictimPolicy::Random => {
+            GcPolicy::Random => {
                 let set = self.set.as_ref().expect("random keeps a set");
                 set.members[rng.random_range(0..set.members.len())]
             }
-            VictimPolicy::DChoices(d) => {
+            GcPolicy::DChoices { choices: d } => {
                 let set = self.set.as_ref().expect("d-choices keeps a set");
                 let mut best = NONE;
                 let mut best_valid = u32::MAX;
                 for _ in 0..d {
                     let candidate = set.members[rng.random_range(0..set.members.len())];
-                    let valid = blocks.valid[candidate as usize];
+                    let valid = blocks.valid_pages(candidate);
                     if valid < best_valid {
                         best = candidate;
                         best_valid = valid;
@@ -281,7 +264,7 @@ impl VictimIndex {
                 }
                 best
             }
-            VictimPolicy::CostBenefit => self.choose_cost_benefit(blocks, now),
+            GcPolicy::CostBenefit => self.choose_cost_benefit(blocks, now),
         };
         self.remove(victim, blocks);
         Some(victim)
@@ -291,19 +274,18 @@ impl VictimIndex {
     /// age in logical time since the block was last programmed. A scan of the
     /// full blocks: O(blocks) per victim, acceptable for a policy studied on
     /// small and medium devices.
-    fn choose_cost_benefit(&self, blocks: &BlockTable, now: u64) -> u32 {
+    fn choose_cost_benefit(&self, blocks: &impl SegmentView, now: u64) -> u32 {
         let set = self.set.as_ref().expect("cost-benefit keeps a set");
         let ppb = f64::from(self.pages_per_block);
         let mut best = NONE;
         let mut best_score = f64::NEG_INFINITY;
         for &block in &set.members {
-            let b = block as usize;
-            let valid = blocks.valid[b];
+            let valid = blocks.valid_pages(block);
             if valid == 0 {
                 return block;
             }
             let u = f64::from(valid) / ppb;
-            let age = (now.saturating_sub(blocks.last_write_at[b]) + 1) as f64;
+            let age = (now.saturating_sub(blocks.last_write_at(block)) + 1) as f64;
             let score = age * (1.0 - u) / (2.0 * u);
             if score > best_score || (score == best_score && block < best) {
                 best = block;

@@ -3,7 +3,7 @@
 //! below. It is an FTL of its own: it maps its logical pages onto the pages
 //! below, appends every write to an open segment of one of its append
 //! streams, keeps a reserve of segments, and cleans victims chosen by the
-//! same victim policies as the FTL (`ftl::victim`, one implementation) by
+//! same victim policies as the FTL (`segments`, one implementation) by
 //! reading their valid pages through the layer below and writing them again.
 //!
 //! Layout of the space below (`S` segments of `segment_pages`):
@@ -30,15 +30,21 @@ use std::collections::VecDeque;
 
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::layer::HostLayer;
-use super::LowerSpace;
+mod check;
+mod clean;
+mod separation;
+
 use crate::config::host::log::Layout;
 pub use crate::config::host::log::{Coordination, LogConfig, Separation, MAX_APPEND_STREAMS};
+use separation::f2fs_log;
+
+use super::layer::HostLayer;
+use super::LowerSpace;
 use crate::error::SimError;
 use crate::flash::{BlockState, BlockTable};
-use crate::ftl::victim::{VictimIndex, VictimPolicy};
 use crate::metrics::LayerStats;
-use crate::request::{BlockDevice, Completion, Hint, Op, Request};
+use crate::request::{BlockDevice, Completion, Op, Request};
+use crate::segments::VictimIndex;
 
 const NONE: u32 = u32::MAX;
 
@@ -99,7 +105,9 @@ impl LogLayer {
             last_write: separation_by_interval.then(|| vec![0; layout.user_pages as usize]),
             segs: BlockTable::new(layout.segments),
             victims: VictimIndex::new(
-                VictimPolicy::from_config(cfg.gc_policy, cfg.gc_choices),
+                cfg.gc_policy
+                    .policy(cfg.gc_choices, "gc_choices")
+                    .expect("validated: d-choices has a candidate"),
                 layout.segments,
                 layout.segment_pages,
             ),
@@ -134,64 +142,6 @@ impl LogLayer {
             });
         }
         Ok(())
-    }
-
-    /// The append stream of a user write to `lpn` (tagged `stream`).
-    #[inline]
-    fn classify(&mut self, lpn: u64, stream: u16) -> usize {
-        let logs = self.open.len();
-        // Temperature 0 hot, 1 warm, 2 cold, from the update interval: the
-        // writes to this layer since the page was last written, against the
-        // layer's size (a page rewritten within half a capacity's worth of
-        // writes is hot, one not rewritten within two is cold).
-        let temperature = |layer: &mut Self| -> usize {
-            let Some(last) = &mut layer.last_write else {
-                return 2;
-            };
-            let now = layer.now as u32;
-            let before = std::mem::replace(&mut last[lpn as usize], now.max(1));
-            if before == 0 {
-                return 2;
-            }
-            let interval = u64::from(now.wrapping_sub(before));
-            let size = layer.layout.user_pages;
-            if interval < size / 2 {
-                0
-            } else if interval < 2 * size {
-                1
-            } else {
-                2
-            }
-        };
-        match self.cfg.separation {
-            Separation::None => {
-                self.turn = (self.turn + 1) % logs;
-                self.turn
-            }
-            Separation::HotCold => {
-                let hot = match stream {
-                    1 => true,
-                    2 => false,
-                    _ => temperature(self) == 0,
-                };
-                if hot {
-                    0
-                } else {
-                    logs - 1
-                }
-            }
-            Separation::F2fs => {
-                let class = match stream {
-                    1..=6 => {
-                        let _ = temperature(self);
-                        usize::from(stream - 1)
-                    }
-                    // Untagged user data: hot/warm/cold data.
-                    _ => 3 + temperature(self),
-                };
-                f2fs_log(class, logs)
-            }
-        }
     }
 
     /// Drops the mapping of a logical page above, invalidating its page below.
@@ -362,121 +312,6 @@ impl LogLayer {
         self.stats.metadata_pages += u64::from(pages);
         self.stats.write_pages_out += u64::from(pages);
         below.submit(&self.scratch).map(|_| ())
-    }
-
-    /// Cleans victims until more than `free_segments_high` segments are
-    /// free, or stream `log` has room and the low watermark is met.
-    fn clean(&mut self, log: usize, below: &mut dyn BlockDevice) -> Result<(), SimError> {
-        let defer = self.cfg.coordination == Coordination::DeferLower;
-        if defer {
-            self.flush_pending(below)?;
-            below.hint(Hint::UpperGcStarted);
-        }
-        self.cleaning = true;
-        let result = self.clean_until_done(log, below);
-        self.cleaning = false;
-        if defer {
-            let flushed = self.flush_pending(below);
-            below.hint(Hint::UpperGcEnded);
-            flushed?;
-        }
-        result
-    }
-
-    fn clean_until_done(
-        &mut self,
-        log: usize,
-        below: &mut dyn BlockDevice,
-    ) -> Result<(), SimError> {
-        let seg_pages = self.layout.segment_pages;
-        let mut fruitless = 0u32;
-        loop {
-            let free = self.free.len() as u32;
-            let room =
-                self.open[log] != NONE && self.segs.write_ptr[self.open[log] as usize] < seg_pages;
-            if free > self.cfg.free_segments_high || (room && free >= self.cfg.free_segments_low) {
-                return Ok(());
-            }
-            let Some(victim) = self.victims.choose(&self.segs, &mut self.rng, self.now) else {
-                return Err(SimError::DeviceFull {
-                    closed_blocks: 0,
-                    free_blocks: free,
-                });
-            };
-            if self.segs.valid[victim as usize] == seg_pages {
-                // Nothing to gain; greedy chose the emptiest, so nothing can be.
-                fruitless += 1;
-                if self.victims.policy() == VictimPolicy::Greedy || fruitless > self.layout.segments
-                {
-                    self.victims.insert(victim, &self.segs);
-                    return Err(SimError::DeviceFull {
-                        closed_blocks: self.victims.len(),
-                        free_blocks: free,
-                    });
-                }
-            } else {
-                fruitless = 0;
-            }
-            self.reclaim(victim, below)?;
-        }
-    }
-
-    /// Moves the valid pages of `victim` (out of the victim index) to the
-    /// head of their append stream and frees it. The pages are staged first
-    /// (read below), so the victim itself may take them back: no hidden
-    /// reserve, as in the FTL and the analytical models.
-    fn reclaim(&mut self, victim: u32, below: &mut dyn BlockDevice) -> Result<(), SimError> {
-        self.flush_pending(below)?;
-        let seg_pages = self.layout.segment_pages;
-        let first = victim * seg_pages;
-        let v = victim as usize;
-        let log = usize::from(self.segs.stream[v]);
-        self.staged.clear();
-        let mut run = PageRun::default();
-        for lp in first..first + seg_pages {
-            let lpn = self.p2l[lp as usize];
-            if lpn != NONE {
-                // Its mapping entry is rewritten below: start fetching it now.
-                crate::ftl::prefetch(&self.l2p, lpn as usize);
-                let content = self.content.as_ref().map_or(0, |c| c[lp as usize]);
-                self.staged.push((lpn, content));
-                if let Some((start, pages)) = run.push(lp) {
-                    self.read_below(start, pages, below)?;
-                }
-            }
-        }
-        if let Some((start, pages)) = run.take() {
-            self.read_below(start, pages, below)?;
-        }
-        let valid = self.staged.len() as u32;
-        assert_eq!(
-            valid, self.segs.valid[v],
-            "segment {victim}: valid count disagrees with the mapping"
-        );
-        self.stats.gc_count += 1;
-        self.stats.gc_copy_pages += u64::from(valid);
-        for &(lpn, _) in &self.staged {
-            debug_assert_eq!(self.l2p[lpn as usize] / seg_pages, victim);
-            self.l2p[lpn as usize] = NONE;
-        }
-        self.p2l[first as usize..(first + seg_pages) as usize].fill(NONE);
-        self.segs.valid[v] = 0;
-        self.segs.write_ptr[v] = 0;
-        self.segs.state[v] = BlockState::Free;
-        self.segs.erase_count[v] += 1;
-        self.free.push_back(victim);
-        // A zone must be reset before it is written again; on a
-        // conventional device the trim tells the FTL the pages are dead.
-        if self.cfg.trim || self.zoned {
-            self.trim_below(u64::from(first), seg_pages, below)?;
-        }
-        let staged = std::mem::take(&mut self.staged);
-        for &(lpn, content) in &staged {
-            self.append(log, u64::from(lpn), content, false, below)?;
-            self.mark_node_dirty(u64::from(lpn));
-        }
-        self.staged = staged;
-        Ok(())
     }
 
     fn read_below(
@@ -689,22 +524,6 @@ impl PageRun {
     }
 }
 
-/// The log of an f2fs class (0..6: hot, warm, cold node; hot, warm, cold
-/// data) when there are `logs` append streams, as F2FS folds its six logs
-/// with fewer active logs: 2 logs = node | data; 4 = hot/warm node | cold
-/// node | hot/warm data | cold data; 6 = one each. Others round down to the
-/// nearest of these.
-fn f2fs_log(class: usize, logs: usize) -> usize {
-    let node = class < 3;
-    let temp = class % 3;
-    match logs {
-        1 => 0,
-        2 | 3 => usize::from(!node),
-        4 | 5 => 2 * usize::from(!node) + usize::from(temp == 2),
-        _ => class,
-    }
-}
-
 impl HostLayer for LogLayer {
     fn name(&self) -> &'static str {
         "log"
@@ -750,7 +569,7 @@ impl HostLayer for LogLayer {
     #[inline]
     fn prefetch(&self, lpn: u64) {
         if lpn < self.layout.user_pages {
-            crate::ftl::prefetch(&self.l2p, lpn as usize);
+            crate::mem::prefetch(&self.l2p, lpn as usize);
         }
     }
 
@@ -761,67 +580,13 @@ impl HostLayer for LogLayer {
             return;
         };
         if lp != NONE {
-            crate::ftl::prefetch(&self.p2l, lp as usize);
-            crate::ftl::prefetch(&self.segs.valid, (lp / self.layout.segment_pages) as usize);
+            crate::mem::prefetch(&self.p2l, lp as usize);
+            crate::mem::prefetch(&self.segs.valid, (lp / self.layout.segment_pages) as usize);
         }
     }
 
     fn check(&self) -> Result<(), SimError> {
-        let bad = |m: String| Err(SimError::Invariant(format!("log layer: {m}")));
-        let seg_pages = self.layout.segment_pages;
-        let mut valid = vec![0u32; self.layout.segments as usize];
-        for (lpn, &lp) in self.l2p.iter().enumerate() {
-            if lp == NONE {
-                continue;
-            }
-            if self.p2l.get(lp as usize) != Some(&(lpn as u32)) {
-                return bad(format!(
-                    "page {lpn} maps to {lp}, whose reverse map disagrees"
-                ));
-            }
-            valid[(lp / seg_pages) as usize] += 1;
-        }
-        for (lp, &lpn) in self.p2l.iter().enumerate() {
-            if lpn != NONE && self.l2p[lpn as usize] != lp as u32 {
-                return bad(format!(
-                    "page below {lp} claims page {lpn}, which maps elsewhere"
-                ));
-            }
-        }
-        let (mut free, mut open) = (0usize, 0usize);
-        for (s, &count) in valid.iter().enumerate() {
-            if self.segs.valid[s] != count {
-                return bad(format!(
-                    "segment {s} counts {} valid pages, the mapping {}",
-                    self.segs.valid[s], count
-                ));
-            }
-            match self.segs.state[s] {
-                BlockState::Free => {
-                    free += 1;
-                    if count != 0 {
-                        return bad(format!("free segment {s} holds {} pages", count));
-                    }
-                }
-                BlockState::Open => open += 1,
-                BlockState::Full => {
-                    if !self.cleaning {
-                        self.victims.check_member(s as u32, count).or_else(&bad)?;
-                    }
-                }
-                BlockState::Retired => return bad(format!("segment {s} retired")),
-            }
-        }
-        if free != self.free.len() {
-            return bad(format!(
-                "{free} segments are free but the free list holds {}",
-                self.free.len()
-            ));
-        }
-        if open != self.open.iter().filter(|&&s| s != NONE).count() {
-            return bad(format!("{open} segments are open, not one per stream"));
-        }
-        Ok(())
+        self.check_invariants()
     }
 }
 
@@ -839,17 +604,5 @@ mod tests {
         assert_eq!(ended, [(4, 3), (9, 2)]);
         assert_eq!(run.take(), Some((2, 1)));
         assert_eq!(run.take(), None);
-    }
-
-    #[test]
-    fn f2fs_folds_six_classes_onto_fewer_logs() {
-        let logs_of = |n| (0..6).map(|c| f2fs_log(c, n)).collect::<Vec<_>>();
-        assert_eq!(logs_of(1), [0, 0, 0, 0, 0, 0]);
-        assert_eq!(logs_of(2), [0, 0, 0, 1, 1, 1]);
-        assert_eq!(logs_of(4), [0, 0, 1, 2, 2, 3]);
-        assert_eq!(logs_of(6), [0, 1, 2, 3, 4, 5]);
-        for n in 1..=6 {
-            assert!(logs_of(n).iter().all(|&l| l < n), "{n} logs");
-        }
     }
 }

@@ -1,0 +1,89 @@
+//! Allocation: a frontier takes the next page of its open block, opening a
+//! block from the free pool (after GC, for host frontiers) when it is full,
+//! and a full block closes into its reclaim group's victim index.
+
+use super::frontier::FrontierKey;
+use super::Ssd;
+use crate::error::SimError;
+use crate::flash::{BlockState, Ppn, NONE};
+
+impl Ssd {
+    pub(super) fn close_block(&mut self, block: u32) {
+        let b = block as usize;
+        let owner = self.blocks.owner[b] as usize;
+        debug_assert_eq!(self.frontiers[owner].block, block);
+        self.frontiers[owner].block = NONE;
+        self.blocks.state[b] = BlockState::Full;
+        self.blocks.owner[b] = NONE;
+        self.victim_insert(block);
+    }
+
+    #[inline]
+    pub(super) fn has_room(&self, frontier: usize) -> bool {
+        let block = self.frontiers[frontier].block;
+        block != NONE && self.blocks.write_ptr[block as usize] < self.geo.pages_per_block
+    }
+
+    /// Allocates the next page of `frontier`, opening a block (and, for host
+    /// frontiers, collecting garbage first) when it is full.
+    #[inline]
+    pub(super) fn next_page(&mut self, frontier: usize, host: bool) -> Result<Ppn, SimError> {
+        if !self.has_room(frontier) {
+            if host && self.pool.len_in(self.frontiers[frontier].group) <= self.gc_low {
+                self.collect(frontier)?;
+            }
+            if !self.has_room(frontier) {
+                self.open_block(frontier)?;
+            }
+        }
+        let block = self.frontiers[frontier].block;
+        let b = block as usize;
+        let ppn = self.geo.first_page(block) + self.blocks.write_ptr[b];
+        self.blocks.write_ptr[b] += 1;
+        Ok(ppn)
+    }
+
+    fn open_block(&mut self, frontier: usize) -> Result<(), SimError> {
+        let f = &self.frontiers[frontier];
+        let Some(block) = self.pool.take(f.group, f.wear) else {
+            return Err(self.full_error());
+        };
+        let b = block as usize;
+        debug_assert_eq!(self.blocks.state[b], BlockState::Free);
+        debug_assert_eq!(self.blocks.write_ptr[b], 0);
+        self.blocks.state[b] = BlockState::Open;
+        self.blocks.owner[b] = frontier as u32;
+        let (stream, internal) = match self.frontiers[frontier].key {
+            FrontierKey::Host { stream } => (stream, false),
+            FrontierKey::Gc { stream } => (stream, true),
+            FrontierKey::Cold => (0, true),
+        };
+        self.blocks.stream[b] = stream;
+        self.blocks.internal[b] = internal;
+        self.stream_counters[usize::from(stream)].blocks_opened += 1;
+        self.blocks.seq[b] = self.next_seq;
+        self.next_seq += 1;
+        self.frontiers[frontier].block = block;
+        if self.durability.is_some() {
+            self.durable_open(block);
+        }
+        Ok(())
+    }
+
+    pub(super) fn full_error(&self) -> SimError {
+        // Once blocks have retired, running out of free blocks is the capacity
+        // loss of wear-out, reported as end of life rather than as a full device.
+        if self.pe_limit > 0
+            && (self.retired > 0 || self.geo.blocks - self.retired < self.min_usable_blocks)
+        {
+            SimError::EndOfLife {
+                retired_blocks: self.retired,
+            }
+        } else {
+            SimError::DeviceFull {
+                closed_blocks: self.victims_len(),
+                free_blocks: self.pool.len(),
+            }
+        }
+    }
+}

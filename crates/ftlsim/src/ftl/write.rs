@@ -1,0 +1,288 @@
+//! The one write path and the mapping: host writes, reads and trims of
+//! logical pages, stream resolution, and what programming or invalidating a
+//! page records (OOB, valid bit, counts, victim index, survival). Sharing,
+//! power-loss tracking and the DFTL cache branch off at the top of
+//! `write_page_of_stream` into their own files.
+
+use super::durability;
+use super::oplog::FlashOp;
+use super::victims::victim_index;
+use super::{MapEntry, PageRead, Ssd, UNMAPPED};
+use crate::error::SimError;
+use crate::flash::{BlockState, Lpn, Ppn, NONE};
+use crate::mem::prefetch;
+
+impl Ssd {
+    #[inline]
+    pub(super) fn check_lpn(&self, lpn: u64) -> Result<Lpn, SimError> {
+        if lpn < u64::from(self.logical_pages) {
+            Ok(lpn as Lpn)
+        } else {
+            Err(SimError::OutOfRange {
+                lpn,
+                logical_pages: u64::from(self.logical_pages),
+            })
+        }
+    }
+
+    /// Writes one logical page from the host. `content` is stored only when
+    /// content tracking is on.
+    #[inline]
+    pub fn write_page(&mut self, lpn: u64, stream: u16, content: u64) -> Result<(), SimError> {
+        let stream = self.resolve_stream(stream)?;
+        self.write_page_of_stream(lpn, stream, content)
+    }
+
+    /// `write_page` for a stream already checked (a request checks it once
+    /// for all its pages). Inlined into the request loop: a call here cost
+    /// about 16 instructions per page in prologue, epilogue and a result
+    /// returned through memory.
+    #[inline(always)]
+    pub(super) fn write_page_of_stream(
+        &mut self,
+        lpn: u64,
+        stream: u16,
+        content: u64,
+    ) -> Result<(), SimError> {
+        debug_assert!(
+            stream < self.placement.streams(),
+            "stream {stream} unchecked"
+        );
+        let lpn = self.check_lpn(lpn)?;
+        if self.sharing.is_some() {
+            return self.write_page_shared(lpn, stream, content);
+        }
+        if self.durability.is_some() {
+            return self.write_page_tracked(lpn, stream, content);
+        }
+        if self.cmt.is_some() {
+            return self.write_page_cached(lpn, stream, content);
+        }
+        self.write_page_mapped(lpn, stream, content)
+    }
+
+    /// The plain write of a host page whose mapping entry is at hand.
+    #[inline(always)]
+    pub(super) fn write_page_mapped(
+        &mut self,
+        lpn: Lpn,
+        stream: u16,
+        content: u64,
+    ) -> Result<(), SimError> {
+        self.now += 1;
+        let old = self.l2p[lpn as usize];
+        if old.ppn != NONE {
+            // Unmap before allocating: GC must not migrate the page this write kills.
+            self.l2p[lpn as usize].ppn = NONE;
+            self.invalidate(old);
+        }
+        let frontier = self.placement.host_frontier(stream);
+        let ppn = self.next_page(frontier, true)?;
+        // Counted once it has a page: a write refused at end of life is not a host write.
+        self.counters.host_write_pages += 1;
+        self.program(ppn, lpn, content);
+        self.log(FlashOp::Program { ppn, gc: false });
+        self.l2p[lpn as usize] = MapEntry {
+            ppn,
+            written_at: self.now as u32,
+        };
+        Ok(())
+    }
+
+    /// Host streams the device offers.
+    pub fn streams(&self) -> u16 {
+        self.placement.streams()
+    }
+
+    #[inline]
+    pub(super) fn check_stream(&self, stream: u16) -> Result<(), SimError> {
+        if stream < self.placement.streams() {
+            Ok(())
+        } else {
+            Err(self.bad_stream(stream))
+        }
+    }
+
+    #[cold]
+    fn bad_stream(&self, stream: u16) -> SimError {
+        SimError::BadRequest(format!(
+            "stream {stream} is not below ftl.streams = {}",
+            self.placement.streams()
+        ))
+    }
+
+    /// The stream a write of `stream` goes to: itself when the device has
+    /// it; under FDP an invalid placement id falls back to handle 0 and is
+    /// counted (as the spec has it); otherwise an error.
+    #[inline]
+    pub(super) fn resolve_stream(&mut self, stream: u16) -> Result<u16, SimError> {
+        if stream < self.placement.streams() {
+            Ok(stream)
+        } else {
+            self.invalid_stream(stream)
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn invalid_stream(&mut self, stream: u16) -> Result<u16, SimError> {
+        if self.fdp.is_some() {
+            self.counters.fdp_invalid_placement_ids += 1;
+            Ok(0)
+        } else {
+            Err(self.bad_stream(stream))
+        }
+    }
+
+    /// Reads one logical page; `None` when it holds no data.
+    #[inline]
+    pub fn read_page(&mut self, lpn: u64) -> Result<Option<PageRead>, SimError> {
+        let lpn = self.check_lpn(lpn)?;
+        if self.cmt.is_some() {
+            self.map_access(lpn, false)?;
+        }
+        self.counters.host_read_pages += 1;
+        let ppn = self.l2p[lpn as usize].ppn;
+        if ppn == NONE {
+            self.counters.host_read_unmapped_pages += 1;
+            return Ok(None);
+        }
+        let content = self.content.as_ref().map_or(0, |c| c[ppn as usize]);
+        self.log(FlashOp::Read { ppn, gc: false });
+        Ok(Some(PageRead { ppn, content }))
+    }
+
+    /// Discards one logical page: its data dies now and it reads as unmapped.
+    #[inline]
+    pub fn trim_page(&mut self, lpn: u64) -> Result<(), SimError> {
+        let lpn = self.check_lpn(lpn)?;
+        self.counters.host_trim_pages += 1;
+        if self.sharing.is_some() {
+            self.trim_page_shared(lpn);
+            return Ok(());
+        }
+        if self.cmt.is_some() {
+            self.map_access(lpn, false)?;
+        }
+        let old = self.l2p[lpn as usize];
+        if old.ppn != NONE {
+            if self.cmt.is_some() {
+                self.map_dirty(lpn);
+            }
+            self.l2p[lpn as usize] = UNMAPPED;
+            self.invalidate(old);
+            if self.durability.is_some() {
+                self.durable_record(durability::RecordKind::Trim { lpn });
+            }
+        }
+        Ok(())
+    }
+
+    /// Flush: with power-loss tracking, the write buffer and the journal
+    /// batch become durable; otherwise it only counts (the timing model
+    /// gives it a cost).
+    pub fn flush(&mut self) {
+        self.counters.flushes += 1;
+        if self.durability.is_some() {
+            self.durable_flush();
+        }
+    }
+
+    /// Hints that `lpn` will be written or read soon (start fetching its map entry).
+    #[inline]
+    pub fn prefetch(&self, lpn: u64) {
+        if lpn < u64::from(self.logical_pages) {
+            prefetch(&self.l2p, lpn as usize);
+        }
+    }
+
+    /// The physical page an LPN maps to (`get_ppn`).
+    pub fn lookup(&self, lpn: u64) -> Option<Ppn> {
+        let lpn = self.check_lpn(lpn).ok()?;
+        let ppn = self.l2p[lpn as usize].ppn;
+        (ppn != NONE).then_some(ppn)
+    }
+
+    /// The content tag of `lpn`'s data (content tracking on), without
+    /// counting a host read; `None` when it holds no data.
+    pub fn content_of(&self, lpn: u64) -> Option<u64> {
+        let ppn = self.lookup(lpn)?;
+        Some(self.content.as_ref().map_or(0, |c| c[ppn as usize]))
+    }
+
+    /// The stream the block holding `ppn` was opened for.
+    pub fn block_stream(&self, ppn: Ppn) -> u16 {
+        self.blocks.stream[self.geo.block_of(ppn) as usize]
+    }
+
+    /// The LPN stored in a physical page's OOB, if the page holds live data (`get_lpn`).
+    pub fn reverse_lookup(&self, ppn: Ppn) -> Option<Lpn> {
+        let lpn = *self.oob_lpn.get(ppn as usize)?;
+        (lpn != NONE && self.l2p[lpn as usize].ppn == ppn).then_some(lpn)
+    }
+
+    // Inlined into the write loop: out of line its prologue and epilogue
+    // cost about 13 instructions per overwrite.
+    #[inline(always)]
+    pub(super) fn invalidate(&mut self, old: MapEntry) {
+        let b = self.invalidate_page(old.ppn);
+        if let Some(h) = &mut self.survival {
+            let age = u64::from((self.now as u32).wrapping_sub(old.written_at));
+            h.record(age);
+            if self.stream_survival.is_some() {
+                self.record_stream_survival(b, age);
+            }
+        }
+    }
+
+    /// Clears page `ppn`'s valid state (count, bit, victim index); returns
+    /// its block. Survival is the caller's (host data only).
+    #[inline(always)]
+    pub(super) fn invalidate_page(&mut self, ppn: Ppn) -> usize {
+        let block = self.geo.block_of(ppn);
+        let b = block as usize;
+        debug_assert!(
+            self.blocks.valid[b] > 0,
+            "invalidating a page of block {block} with no valid pages"
+        );
+        self.blocks.valid[b] -= 1;
+        self.valid_bits[(ppn / 64) as usize] &= !(1u64 << (ppn % 64));
+        if self.blocks.state[b] == BlockState::Full {
+            victim_index(
+                &mut self.victims,
+                &mut self.group_victims,
+                self.group_blocks,
+                block,
+            )
+            .on_invalidate(block, self.blocks.valid[b]);
+        }
+        b
+    }
+
+    /// Programs `lpn` into `ppn` (already allocated by `next_page`).
+    #[inline]
+    pub(super) fn program(&mut self, ppn: Ppn, lpn: Lpn, content: u64) {
+        let block = self.program_cells(ppn, lpn, content);
+        if self.blocks.write_ptr[block as usize] == self.geo.pages_per_block {
+            self.close_block(block);
+        }
+    }
+
+    /// What programming a page records, whoever allocated it (a frontier,
+    /// or a zone's write pointer): OOB, valid bit, content, counters.
+    /// Returns the page's block.
+    #[inline(always)]
+    pub(super) fn program_cells(&mut self, ppn: Ppn, lpn: Lpn, content: u64) -> u32 {
+        self.oob_lpn[ppn as usize] = lpn;
+        self.valid_bits[(ppn / 64) as usize] |= 1u64 << (ppn % 64);
+        if let Some(c) = &mut self.content {
+            c[ppn as usize] = content;
+        }
+        self.counters.nand_write_pages += 1;
+        let block = self.geo.block_of(ppn);
+        let b = block as usize;
+        self.blocks.valid[b] += 1;
+        self.blocks.last_write_at[b] = self.now;
+        block
+    }
+}
