@@ -4,7 +4,7 @@
 //! so how many frontiers the device keeps open. The one place the frontier
 //! count is derived; `ftl/frontier.rs` builds its `Placement` from this.
 
-use crate::config::{Config, FdpIsolation, FrontierMode, FtlConfig, GcPolicyName, PlacementName};
+use crate::config::{Config, FdpIsolation, FrontierMode, FtlConfig, PlacementName};
 use crate::error::ConfigError;
 
 /// How GC copies are placed: the scheme of `ftl.frontiers` / `ftl.placement`.

@@ -1,8 +1,8 @@
 //! Separation: which append stream a user write goes to (round robin, hot
 //! and cold by update interval, or F2FS's six classes).
 
-use super::Separation;
 use super::LogLayer;
+use super::Separation;
 
 impl LogLayer {
     /// The append stream of a user write to `lpn` (tagged `stream`).
