@@ -55,7 +55,7 @@ const PRINT_DEBTS: &[(&str, &str)] = &[];
 const ANYHOW_DEBTS: &[(&str, &str)] = &[
     (
         "crates/ftlsim-live",
-        "issue 26: ftlsim-live returns error enums",
+        "issue 26: LiveError::Config wraps the anyhow::Error ftlsim-run returns",
     ),
     (
         "crates/ftlsim-run",
