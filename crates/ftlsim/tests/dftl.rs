@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use ftlsim::config::{Amount, Config, WorkloadType};
+use ftlsim::flash::Lpn;
 use ftlsim::timing::TimingConfig;
 use ftlsim::{run, Report, RunOptions, Ssd, SsdOptions};
 
@@ -61,9 +62,13 @@ fn a_dirty_eviction_writes_its_translation_page_once_for_all_its_dirty_entries()
     s.write_page(1024, 0, 7).unwrap();
     assert_eq!(s.counters.translation_write_pages, 1);
     for lpn in 1..4 {
-        assert_eq!(s.mapping_cache_dirty(lpn as u32), Some(false), "LPN {lpn}");
+        assert_eq!(
+            s.mapping_cache_dirty(Lpn::new(lpn)),
+            Some(false),
+            "LPN {lpn}"
+        );
     }
-    assert_eq!(s.mapping_cache_dirty(1024), Some(true));
+    assert_eq!(s.mapping_cache_dirty(Lpn::new(1024)), Some(true));
     // Evicting the clean ones writes nothing.
     for lpn in 2048..2051 {
         s.read_page(lpn).unwrap();

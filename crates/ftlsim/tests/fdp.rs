@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 
 use ftlsim::config::{Amount, Config, FdpIsolation, FrontierMode, GcPolicyName, WorkloadType};
+use ftlsim::flash::Ppn;
 use ftlsim::host::{lba_streams::LbaStreamsConfig, LayerConfig};
 use ftlsim::{run, BlockDevice, Op, Report, Request, RunOptions, Ssd, SsdOptions};
 use proptest::prelude::*;
@@ -77,7 +78,7 @@ fn drive(cfg: &Config, steps: &[Step]) -> Result<(), TestCaseError> {
     let ids = cfg.ftl.placement_ids();
     let ru_pages = cfg.device.pages_per_block * cfg.ftl.fdp_ru_blocks;
     let group_units = cfg.device.blocks / cfg.ftl.fdp_ru_blocks / cfg.ftl.fdp_reclaim_groups;
-    let group_of_ppn = |ppn: u32| ppn / ru_pages / group_units;
+    let group_of_ppn = |ppn: Ppn| ppn.get() / ru_pages / group_units;
     let mut model: HashMap<u64, (u64, u16)> = HashMap::new();
     let mut tag = 0u64;
     let mut invalid_writes = 0u64;
@@ -383,7 +384,11 @@ fn a_handle_update_closes_a_partly_written_unit_and_counts_it() {
     ssd.write_page(1, 1, 0).unwrap();
     let second = ssd.lookup(1).unwrap();
     let ru_pages = 2 * 8;
-    assert_ne!(first / ru_pages, second / ru_pages, "the handle moved on");
+    assert_ne!(
+        first.get() / ru_pages,
+        second.get() / ru_pages,
+        "the handle moved on"
+    );
     assert!(ssd.fdp_update_handle(HANDLES).is_err());
     ssd.check_invariants().unwrap();
     // The closed unit is reclaimable: fill the device several times over.

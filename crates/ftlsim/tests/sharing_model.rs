@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 
 use ftlsim::config::{Config, GcPolicyName, PlacementName};
+use ftlsim::flash::Lpn;
 use ftlsim::{SimError, Ssd, SsdOptions};
 use proptest::prelude::*;
 
@@ -173,7 +174,7 @@ fn remap_on_a_one_to_one_ftl_moves_pages_and_clone_is_refused() {
         assert_eq!(ssd.read_page(l).unwrap(), None);
         assert_eq!(ssd.read_page(10 + l).unwrap().unwrap().content, 100 + l);
         let ppn = ssd.lookup(10 + l).unwrap();
-        assert_eq!(ssd.reverse_lookup(ppn), Some(10 + l as u32));
+        assert_eq!(ssd.reverse_lookup(ppn), Some(Lpn::new(10 + l as u32)));
     }
     assert!(
         matches!(ssd.clone_range(10, 20, 2), Err(SimError::BadRequest(m)) if m.contains("ftl.remap"))
@@ -200,10 +201,10 @@ fn duplicate_writes_program_nothing_and_shared_pages_list_every_lpn() {
     let ppn = ssd.lookup(1).unwrap();
     let mut lpns = ssd.lpns_of(ppn);
     lpns.sort_unstable();
-    assert_eq!(lpns, vec![1, 2, 3]);
+    assert_eq!(lpns, [1, 2, 3].map(Lpn::new));
     ssd.trim_page(1).unwrap();
     ssd.write_page(2, 0, 8).unwrap();
-    assert_eq!(ssd.lpns_of(ppn), vec![3]);
+    assert_eq!(ssd.lpns_of(ppn), [Lpn::new(3)]);
     ssd.trim_page(3).unwrap();
     assert!(
         ssd.lpns_of(ppn).is_empty(),

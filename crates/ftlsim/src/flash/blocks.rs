@@ -1,7 +1,6 @@
 //! Per-block state, kept as parallel arrays (struct of arrays) so that the
 //! fields touched on every page write (valid count, write pointer) stay dense in cache.
 
-use super::NONE;
 use crate::segments::SegmentView;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,7 +24,7 @@ pub struct BlockTable {
     /// Next page offset to program.
     pub write_ptr: Vec<u32>,
     pub erase_count: Vec<u32>,
-    /// Index of the frontier that opened the block (NONE when not open or full).
+    /// Index of the frontier that opened the block (`NO_OWNER` when not open).
     pub owner: Vec<u32>,
     /// The stream of the frontier that opened the block, kept until its erase,
     /// so that GC can send a victim's copies back to where they came from.
@@ -40,6 +39,9 @@ pub struct BlockTable {
 }
 
 impl BlockTable {
+    /// The owner of a block no frontier holds open.
+    pub const NO_OWNER: u32 = u32::MAX;
+
     pub fn new(blocks: u32) -> Self {
         let n = blocks as usize;
         Self {
@@ -47,7 +49,7 @@ impl BlockTable {
             valid: vec![0; n],
             write_ptr: vec![0; n],
             erase_count: vec![0; n],
-            owner: vec![NONE; n],
+            owner: vec![Self::NO_OWNER; n],
             stream: vec![0; n],
             internal: vec![false; n],
             seq: vec![0; n],

@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use super::Ppn;
 use crate::config::DeviceConfig;
 
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
@@ -50,7 +51,7 @@ impl Geometry {
     }
 
     #[inline]
-    pub fn block_of(&self, ppn: u32) -> u32 {
+    pub fn block_of(&self, ppn: Ppn) -> u32 {
         debug_assert_eq!(
             self.block_shift.map(|s| 1u32 << s),
             self.pages_per_block
@@ -58,14 +59,22 @@ impl Geometry {
                 .then_some(self.pages_per_block),
             "pages_per_block changed without with_pages_per_block"
         );
+        debug_assert!(!ppn.is_none(), "NONE is in no block");
         match self.block_shift {
-            Some(shift) => ppn >> shift,
-            None => ppn / self.pages_per_block,
+            Some(shift) => ppn.get() >> shift,
+            None => ppn.block(self.pages_per_block),
         }
     }
 
     #[inline]
-    pub fn first_page(&self, block: u32) -> u32 {
-        block * self.pages_per_block
+    pub fn first_page(&self, block: u32) -> Ppn {
+        Ppn::of(block, 0, self.pages_per_block)
+    }
+
+    /// The pages of `block`, in program order.
+    #[inline]
+    pub fn pages_of(&self, block: u32) -> impl Iterator<Item = Ppn> {
+        let first = self.first_page(block).get();
+        (first..first + self.pages_per_block).map(Ppn::new)
     }
 }

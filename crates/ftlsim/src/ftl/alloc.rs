@@ -5,23 +5,23 @@
 use super::frontier::FrontierKey;
 use super::Ssd;
 use crate::error::SimError;
-use crate::flash::{BlockState, Ppn, NONE};
+use crate::flash::{BlockState, BlockTable, Ppn, NO_BLOCK};
 
 impl Ssd {
     pub(super) fn close_block(&mut self, block: u32) {
         let b = block as usize;
         let owner = self.blocks.owner[b] as usize;
         debug_assert_eq!(self.frontiers[owner].block, block);
-        self.frontiers[owner].block = NONE;
+        self.frontiers[owner].block = NO_BLOCK;
         self.blocks.state[b] = BlockState::Full;
-        self.blocks.owner[b] = NONE;
+        self.blocks.owner[b] = BlockTable::NO_OWNER;
         self.victim_insert(block);
     }
 
     #[inline]
     pub(super) fn has_room(&self, frontier: usize) -> bool {
         let block = self.frontiers[frontier].block;
-        block != NONE && self.blocks.write_ptr[block as usize] < self.geo.pages_per_block
+        block != NO_BLOCK && self.blocks.write_ptr[block as usize] < self.geo.pages_per_block
     }
 
     /// Allocates the next page of `frontier`, opening a block (and, for host

@@ -1,9 +1,9 @@
 //! The invariant checker: a full, slow audit of the device's state, run in
 //! tests after every operation and by `ftlsim run --check` throughout a run.
 
-use super::Ssd;
+use super::{valid_bit, Ssd};
 use crate::error::SimError;
-use crate::flash::{BlockState, NONE};
+use crate::flash::{BlockState, BlockTable, Lpn, NO_BLOCK};
 
 impl Ssd {
     /// Verifies that valid counts equal the pages mapped into each block, L2P
@@ -46,7 +46,7 @@ impl Ssd {
                 }
                 BlockState::Open => {
                     let owner = self.blocks.owner[i];
-                    if owner == NONE
+                    if owner == BlockTable::NO_OWNER
                         || self.frontiers.get(owner as usize).map(|f| f.block) != Some(b)
                     {
                         return fail(format!(
@@ -127,7 +127,7 @@ impl Ssd {
             c.check().map_err(SimError::Invariant)?;
         }
         for (i, f) in self.frontiers.iter().enumerate() {
-            if f.block != NONE && self.blocks.state[f.block as usize] != BlockState::Open {
+            if f.block != NO_BLOCK && self.blocks.state[f.block as usize] != BlockState::Open {
                 return fail(format!(
                     "frontier {i} holds block {} which is not open",
                     f.block
@@ -146,21 +146,22 @@ impl Ssd {
         let mut mapped_in_block = vec![0u32; self.geo.blocks as usize];
         let mut mapped_total = 0u64;
         for (lpn, e) in self.l2p.iter().enumerate() {
-            if e.ppn == NONE {
+            if e.ppn.is_none() {
                 continue;
             }
-            if u64::from(e.ppn) >= self.geo.physical_pages() {
+            if u64::from(e.ppn.get()) >= self.geo.physical_pages() {
                 return fail(format!("LPN {lpn} maps to PPN {} beyond the device", e.ppn));
             }
             let shared = self.sharing.is_some();
-            if !shared && self.oob_lpn[e.ppn as usize] != lpn as u32 {
+            let oob = self.oob_lpn[e.ppn.index()];
+            if !shared && oob != Lpn::from_index(lpn) {
                 return fail(format!(
-                    "LPN {lpn} maps to PPN {} whose OOB holds LPN {}",
-                    e.ppn, self.oob_lpn[e.ppn as usize]
+                    "LPN {lpn} maps to PPN {} whose OOB holds LPN {oob}",
+                    e.ppn
                 ));
             }
             let block = self.geo.block_of(e.ppn);
-            let offset = e.ppn % ppb;
+            let offset = e.ppn.offset(ppb);
             if offset >= self.blocks.write_ptr[block as usize] {
                 return fail(format!(
                     "LPN {lpn} maps to unwritten page {offset} of block {block}"
@@ -170,7 +171,7 @@ impl Ssd {
                 BlockState::Open | BlockState::Full => {}
                 s => return fail(format!("LPN {lpn} maps into block {block} in state {s:?}")),
             }
-            if self.valid_bits[(e.ppn / 64) as usize] & (1u64 << (e.ppn % 64)) == 0 {
+            if !valid_bit(&self.valid_bits, e.ppn) {
                 return fail(format!(
                     "LPN {lpn} maps to PPN {} whose valid bit is clear",
                     e.ppn
@@ -178,7 +179,7 @@ impl Ssd {
             }
             // With sharing, a page counts once however many LPNs map to it:
             // count it at its OOB LPN.
-            if !shared || self.oob_lpn[e.ppn as usize] == lpn as u32 {
+            if !shared || oob == Lpn::from_index(lpn) {
                 mapped_in_block[block as usize] += 1;
                 mapped_total += 1;
             }

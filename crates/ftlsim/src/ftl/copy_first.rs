@@ -20,7 +20,7 @@
 
 use super::Ssd;
 use crate::error::SimError;
-use crate::flash::{BlockState, NONE};
+use crate::flash::{BlockState, NO_BLOCK};
 
 impl Ssd {
     /// Whether `victim`'s valid pages fit in the room GC has without it, so
@@ -76,7 +76,7 @@ impl Ssd {
     pub(super) fn emptiest_full_block(&self, group: u32) -> Option<u32> {
         let first = group * self.group_blocks;
         let end = (first + self.group_blocks).min(self.geo.blocks);
-        let mut best = NONE;
+        let mut best = NO_BLOCK;
         let mut best_valid = u32::MAX;
         for block in first..end {
             let b = block as usize;
@@ -85,7 +85,7 @@ impl Ssd {
                 best_valid = self.blocks.valid[b];
             }
         }
-        (best != NONE).then_some(best)
+        (best != NO_BLOCK).then_some(best)
     }
 
     /// Takes a full block out of its victim index: the engine reclaims it.

@@ -23,10 +23,7 @@
 
 use super::{FlashOp, MapEntry, Ssd};
 use crate::error::SimError;
-use crate::flash::{Lpn, NONE};
-
-/// End of the LRU list.
-const NIL: u32 = u32::MAX;
+use crate::flash::{Lpn, Ppn};
 
 #[derive(Debug, Clone)]
 pub(crate) struct MappingCache {
@@ -34,14 +31,15 @@ pub(crate) struct MappingCache {
     len: u32,
     entries_per_page: u32,
     /// The internal LPN of translation page 0.
-    first_page_lpn: u32,
+    first_page_lpn: Lpn,
     /// The frontier fresh translation pages are programmed to.
     frontier: usize,
-    /// The LRU list, intrusive over host LPNs: `head` most recently used.
-    prev: Vec<u32>,
-    next: Vec<u32>,
-    head: u32,
-    tail: u32,
+    /// The LRU list, intrusive over host LPNs: `head` most recently used;
+    /// `Lpn::NONE` ends it.
+    prev: Vec<Lpn>,
+    next: Vec<Lpn>,
+    head: Lpn,
+    tail: Lpn,
     /// Bit per host LPN: entry cached; entry cached and newer than its
     /// translation page.
     cached: Vec<u64>,
@@ -52,17 +50,17 @@ pub(crate) struct MappingCache {
 }
 
 #[inline(always)]
-fn bit(bits: &[u64], i: u32) -> bool {
-    bits[(i / 64) as usize] & (1u64 << (i % 64)) != 0
+fn bit(bits: &[u64], lpn: Lpn) -> bool {
+    bits[lpn.index() / 64] & (1u64 << (lpn.get() % 64)) != 0
 }
 
 #[inline(always)]
-fn set(bits: &mut [u64], i: u32, on: bool) {
-    let w = &mut bits[(i / 64) as usize];
+fn set(bits: &mut [u64], lpn: Lpn, on: bool) {
+    let w = &mut bits[lpn.index() / 64];
     if on {
-        *w |= 1u64 << (i % 64);
+        *w |= 1u64 << (lpn.get() % 64);
     } else {
-        *w &= !(1u64 << (i % 64));
+        *w &= !(1u64 << (lpn.get() % 64));
     }
 }
 
@@ -78,12 +76,12 @@ impl MappingCache {
             capacity,
             len: 0,
             entries_per_page,
-            first_page_lpn: logical_pages,
+            first_page_lpn: Lpn::new(logical_pages),
             frontier,
-            prev: vec![NIL; n],
-            next: vec![NIL; n],
-            head: NIL,
-            tail: NIL,
+            prev: vec![Lpn::NONE; n],
+            next: vec![Lpn::NONE; n],
+            head: Lpn::NONE,
+            tail: Lpn::NONE,
             cached: vec![0; n.div_ceil(64)],
             dirty: vec![0; n.div_ceil(64)],
             pending: Vec::new(),
@@ -97,7 +95,7 @@ impl MappingCache {
 
     #[inline]
     fn page_of(&self, lpn: Lpn) -> u32 {
-        lpn / self.entries_per_page
+        lpn.get() / self.entries_per_page
     }
 
     pub(super) fn is_cached(&self, lpn: Lpn) -> bool {
@@ -117,26 +115,26 @@ impl MappingCache {
     }
 
     fn unlink(&mut self, lpn: Lpn) {
-        let (p, n) = (self.prev[lpn as usize], self.next[lpn as usize]);
-        if p == NIL {
+        let (p, n) = (self.prev[lpn.index()], self.next[lpn.index()]);
+        if p.is_none() {
             self.head = n;
         } else {
-            self.next[p as usize] = n;
+            self.next[p.index()] = n;
         }
-        if n == NIL {
+        if n.is_none() {
             self.tail = p;
         } else {
-            self.prev[n as usize] = p;
+            self.prev[n.index()] = p;
         }
     }
 
     fn push_front(&mut self, lpn: Lpn) {
-        self.prev[lpn as usize] = NIL;
-        self.next[lpn as usize] = self.head;
-        if self.head == NIL {
+        self.prev[lpn.index()] = Lpn::NONE;
+        self.next[lpn.index()] = self.head;
+        if self.head.is_none() {
             self.tail = lpn;
         } else {
-            self.prev[self.head as usize] = lpn;
+            self.prev[self.head.index()] = lpn;
         }
         self.head = lpn;
     }
@@ -160,7 +158,7 @@ impl MappingCache {
     /// Drops the least recently used entry: its LPN and whether it was dirty.
     fn pop_lru(&mut self) -> (Lpn, bool) {
         let lpn = self.tail;
-        debug_assert_ne!(lpn, NIL, "evicting from an empty cache");
+        debug_assert!(!lpn.is_none(), "evicting from an empty cache");
         self.unlink(lpn);
         let dirty = self.is_dirty(lpn);
         set(&mut self.cached, lpn, false);
@@ -174,7 +172,7 @@ impl MappingCache {
         let first = page as usize * self.entries_per_page as usize;
         let end = (first + self.entries_per_page as usize).min(self.prev.len());
         for lpn in first..end {
-            set(&mut self.dirty, lpn as u32, false);
+            set(&mut self.dirty, Lpn::from_index(lpn), false);
         }
     }
 
@@ -187,12 +185,12 @@ impl MappingCache {
     pub(crate) fn check(&self) -> Result<(), String> {
         let mut seen = 0u32;
         let mut at = self.head;
-        let mut before = NIL;
-        while at != NIL {
+        let mut before = Lpn::NONE;
+        while !at.is_none() {
             if !self.is_cached(at) {
                 return Err(format!("LPN {at} is in the LRU list but not cached"));
             }
-            if self.prev[at as usize] != before {
+            if self.prev[at.index()] != before {
                 return Err(format!("LPN {at}: LRU back link broken"));
             }
             seen += 1;
@@ -200,7 +198,7 @@ impl MappingCache {
                 return Err("LRU list longer than the cache's length".into());
             }
             before = at;
-            at = self.next[at as usize];
+            at = self.next[at.index()];
         }
         if before != self.tail || seen != self.len || self.len > self.capacity {
             return Err(format!(
@@ -284,8 +282,8 @@ impl Ssd {
     /// (before that every entry of it is unmapped, known without a read).
     fn read_translation_page(&mut self, page: u32) {
         let lpn = self.cache().first_page_lpn + page;
-        let ppn = self.l2p[lpn as usize].ppn;
-        if ppn != NONE {
+        let ppn = self.l2p[lpn.index()].ppn;
+        if !ppn.is_none() {
             self.counters.translation_read_pages += 1;
             self.log(FlashOp::MapRead { ppn });
         }
@@ -301,10 +299,10 @@ impl Ssd {
             c.clean_page(page);
             (c.first_page_lpn + page, c.frontier)
         };
-        let old = self.l2p[lpn as usize];
-        if old.ppn != NONE {
+        let old = self.l2p[lpn.index()];
+        if !old.ppn.is_none() {
             // Unmapped first, as a host overwrite: GC must not move the dying copy.
-            self.l2p[lpn as usize].ppn = NONE;
+            self.l2p[lpn.index()].ppn = Ppn::NONE;
             self.invalidate_page(old.ppn);
         }
         // As a host write: the allocation may collect garbage.
@@ -312,7 +310,7 @@ impl Ssd {
         self.counters.translation_write_pages += 1;
         self.program(ppn, lpn, 0);
         self.log(FlashOp::Program { ppn, gc: false });
-        self.l2p[lpn as usize] = MapEntry {
+        self.l2p[lpn.index()] = MapEntry {
             ppn,
             written_at: self.now as u32,
         };

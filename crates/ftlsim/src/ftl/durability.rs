@@ -32,7 +32,7 @@
 use std::collections::VecDeque;
 
 use crate::config::Config;
-use crate::flash::{Lpn, Ppn, NONE};
+use crate::flash::{BlockTable, Lpn, Ppn};
 
 /// "No data": an unmapped LPN in the recovery map and checkpoints.
 pub const NO_DATA: u64 = u64::MAX;
@@ -179,13 +179,13 @@ impl Durability {
         }
         Self {
             image: FlashImage {
-                lpn: crate::mem::filled_vec(physical, NONE),
+                lpn: crate::mem::filled_vec(physical, Lpn::NONE),
                 seq: crate::mem::filled_vec(physical, 0),
                 data: crate::mem::filled_vec(physical, NO_DATA),
                 content: crate::mem::filled_vec(physical, 0),
                 programmed: vec![0; blocks],
                 open_seq: vec![0; blocks],
-                owner: vec![NONE; blocks],
+                owner: vec![BlockTable::NO_OWNER; blocks],
                 stream: vec![0; blocks],
                 erase_count: vec![0; blocks],
                 journal: Vec::new(),
@@ -298,12 +298,12 @@ impl Durability {
 
     /// Programs a page's OOB into the image (the page program itself).
     pub fn write_stamp(&mut self, s: Stamp) {
-        let p = s.ppn as usize;
+        let p = s.ppn.index();
         self.image.lpn[p] = s.lpn;
         self.image.seq[p] = s.seq;
         self.image.data[p] = s.data;
         self.image.content[p] = s.content;
-        let (block, offset) = (s.ppn / self.ppb(), s.ppn % self.ppb());
+        let (block, offset) = (s.ppn.block(self.ppb()), s.ppn.offset(self.ppb()));
         let programmed = &mut self.image.programmed[block as usize];
         debug_assert_eq!(*programmed, offset, "pages of block {block} out of order");
         *programmed = offset + 1;
@@ -386,7 +386,7 @@ impl Durability {
             .iter()
             .rev()
             .find(|s| s.ppn == ppn)
-            .map_or(self.image.data[ppn as usize], |s| s.data)
+            .map_or(self.image.data[ppn.index()], |s| s.data)
     }
 
     /// A block is opened: erase on allocate. Whatever killed its old data
@@ -529,7 +529,7 @@ impl super::Ssd {
         self.counters.host_write_pages += 1;
         self.program(ppn, lpn, content);
         self.log(super::FlashOp::Program { ppn, gc: false });
-        self.l2p[lpn as usize] = super::MapEntry {
+        self.l2p[lpn.index()] = super::MapEntry {
             ppn,
             written_at: self.now as u32,
         };
@@ -544,11 +544,11 @@ impl super::Ssd {
     #[inline(never)]
     pub(super) fn unmap_after_allocating(&mut self, lpn: Lpn) {
         // GC may have moved the old page: look it up again.
-        let old = self.l2p[lpn as usize];
-        if old.ppn == NONE {
+        let old = self.l2p[lpn.index()];
+        if old.ppn.is_none() {
             return;
         }
-        self.l2p[lpn as usize].ppn = NONE;
+        self.l2p[lpn.index()].ppn = Ppn::NONE;
         if self.sharing.is_some() {
             self.drop_ref(lpn, old.ppn);
         } else {
@@ -608,10 +608,9 @@ impl super::Ssd {
         d.gc_data.clear();
         d.in_gc = true;
         // In the order GC stages them: the victim's valid pages, ascending.
-        let first = self.geo.first_page(victim);
-        for ppn in first..first + self.geo.pages_per_block {
-            if self.valid_bits[(ppn / 64) as usize] & (1u64 << (ppn % 64)) != 0 {
-                let p = ppn as usize;
+        for ppn in self.geo.pages_of(victim) {
+            if super::valid_bit(&self.valid_bits, ppn) {
+                let p = ppn.index();
                 d.gc_data.push((d.image.data[p], d.image.lpn[p]));
             }
         }
@@ -653,10 +652,10 @@ impl super::Ssd {
         let mut ppns = Vec::with_capacity(self.l2p.len());
         for e in &self.l2p {
             ppns.push(e.ppn);
-            data.push(if e.ppn == NONE {
+            data.push(if e.ppn.is_none() {
                 NO_DATA
             } else {
-                d.image.data[e.ppn as usize]
+                d.image.data[e.ppn.index()]
             });
         }
         d.image.checkpoint = Some(Checkpoint {

@@ -21,7 +21,7 @@
 use super::Ssd;
 use crate::config::{Config, FdpIsolation};
 use crate::error::SimError;
-use crate::flash::{Ppn, NONE};
+use crate::flash::{Ppn, NO_BLOCK};
 
 /// What the device knows of its FDP configuration.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,7 +68,7 @@ impl Ssd {
         self.check_stream(placement_id)?;
         let frontier = self.placement.host_frontier(placement_id);
         let block = self.frontiers[frontier].block;
-        if block == NONE {
+        if block == NO_BLOCK {
             return Ok(());
         }
         let b = block as usize;

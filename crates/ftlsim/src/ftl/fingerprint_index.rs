@@ -6,19 +6,19 @@
 //! hash map gives no way to prefetch a probe; this table does
 //! (`prefetch`), which lets the write lookahead hide the miss.
 
-use crate::flash::{Ppn, NONE};
+use crate::flash::Ppn;
 
 #[derive(Debug, Clone, Copy)]
 #[repr(C, align(16))]
 struct Slot {
     fingerprint: u64,
-    /// NONE marks an empty slot.
+    /// `Ppn::NONE` marks an empty slot.
     ppn: Ppn,
 }
 
 const EMPTY: Slot = Slot {
     fingerprint: 0,
-    ppn: NONE,
+    ppn: Ppn::NONE,
 };
 
 #[derive(Debug, Clone)]
@@ -84,7 +84,7 @@ impl FingerprintIndex {
         let mut i = self.home(fingerprint);
         loop {
             let s = self.slots[i];
-            if s.ppn == NONE {
+            if s.ppn.is_none() {
                 return (i, false);
             }
             if s.fingerprint == fingerprint {
@@ -104,7 +104,7 @@ impl FingerprintIndex {
 
     /// Maps `fingerprint` to `ppn`, replacing any previous page.
     pub fn insert(&mut self, fingerprint: u64, ppn: Ppn) {
-        debug_assert_ne!(ppn, NONE);
+        debug_assert!(!ppn.is_none());
         if (self.len + 1) * 4 > self.slots.len() * 3 {
             self.grow();
         }
@@ -119,7 +119,7 @@ impl FingerprintIndex {
     /// the index names); one probe where a lookup and an insert took two.
     #[inline]
     pub fn repoint(&mut self, fingerprint: u64, from: Ppn, to: Ppn) -> bool {
-        debug_assert_ne!(to, NONE);
+        debug_assert!(!to.is_none());
         match self.find(fingerprint) {
             (i, true) if self.slots[i].ppn == from => {
                 self.slots[i].ppn = to;
@@ -143,7 +143,7 @@ impl FingerprintIndex {
         loop {
             j = (j + 1) & mask;
             let s = self.slots[j];
-            if s.ppn == NONE {
+            if s.ppn.is_none() {
                 break;
             }
             let home = self.home(s.fingerprint);
@@ -171,7 +171,7 @@ impl FingerprintIndex {
         self.shift = 64 - self.bits;
         self.mask = (1 << self.bits) - 1;
         self.len = 0;
-        for s in old.into_iter().filter(|s| s.ppn != NONE) {
+        for s in old.into_iter().filter(|s| !s.ppn.is_none()) {
             let (i, _) = self.find(s.fingerprint);
             self.slots[i] = s;
             self.len += 1;
@@ -181,7 +181,7 @@ impl FingerprintIndex {
     pub fn iter(&self) -> impl Iterator<Item = (u64, Ppn)> + '_ {
         self.slots
             .iter()
-            .filter(|s| s.ppn != NONE)
+            .filter(|s| !s.ppn.is_none())
             .map(|s| (s.fingerprint, s.ppn))
     }
 }
@@ -196,17 +196,17 @@ mod tests {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
         let mut index = FingerprintIndex::with_capacity(4);
-        let mut model: HashMap<u64, u32> = HashMap::new();
+        let mut model: HashMap<u64, Ppn> = HashMap::new();
         for step in 0..200_000u32 {
             // A small key space makes long probe runs, wrap-around and collisions common.
             let fp = rng.random_range(0..3000u64) * 0x1_0000_0001;
             match rng.random_range(0..3) {
                 0 | 1 => {
-                    index.insert(fp, step);
-                    model.insert(fp, step);
+                    index.insert(fp, Ppn::new(step));
+                    model.insert(fp, Ppn::new(step));
                 }
                 _ => {
-                    let target = model.get(&fp).copied().unwrap_or(7);
+                    let target = model.get(&fp).copied().unwrap_or(Ppn::new(7));
                     let want = model.get(&fp) == Some(&target);
                     assert_eq!(index.remove_if(fp, target), want);
                     if want {
@@ -228,10 +228,10 @@ mod tests {
     #[test]
     fn remove_only_when_the_page_matches() {
         let mut index = FingerprintIndex::with_capacity(16);
-        index.insert(42, 7);
-        assert!(!index.remove_if(42, 8));
-        assert_eq!(index.get(42), Some(7));
-        assert!(index.remove_if(42, 7));
+        index.insert(42, Ppn::new(7));
+        assert!(!index.remove_if(42, Ppn::new(8)));
+        assert_eq!(index.get(42), Some(Ppn::new(7)));
+        assert!(index.remove_if(42, Ppn::new(7)));
         assert_eq!(index.get(42), None);
         assert!(index.is_empty());
     }
@@ -239,12 +239,12 @@ mod tests {
     #[test]
     fn repoint_only_from_the_named_page() {
         let mut index = FingerprintIndex::with_capacity(16);
-        index.insert(42, 7);
-        assert!(!index.repoint(42, 8, 9));
-        assert_eq!(index.get(42), Some(7));
-        assert!(index.repoint(42, 7, 9));
-        assert_eq!(index.get(42), Some(9));
-        assert!(!index.repoint(43, 9, 10));
+        index.insert(42, Ppn::new(7));
+        assert!(!index.repoint(42, Ppn::new(8), Ppn::new(9)));
+        assert_eq!(index.get(42), Some(Ppn::new(7)));
+        assert!(index.repoint(42, Ppn::new(7), Ppn::new(9)));
+        assert_eq!(index.get(42), Some(Ppn::new(9)));
+        assert!(!index.repoint(43, Ppn::new(9), Ppn::new(10)));
         assert_eq!(index.get(43), None);
         assert_eq!(index.len(), 1);
     }

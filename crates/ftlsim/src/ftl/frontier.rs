@@ -4,7 +4,7 @@
 //! GC never looks at *why* a frontier exists: streams, internal streams and
 //! cold zones are new keys and a new policy here, not edits to GC.
 
-use crate::flash::NONE;
+use crate::flash::NO_BLOCK;
 pub use crate::plan::{PlacementPlan, Scheme};
 use crate::segments::WearPreference;
 
@@ -22,7 +22,7 @@ pub enum FrontierKey {
 #[derive(Debug, Clone)]
 pub struct Frontier {
     pub key: FrontierKey,
-    /// The open block, or NONE before the first write or after it filled.
+    /// The open block, or `NO_BLOCK` before the first write or after it filled.
     pub block: u32,
     /// Which free block this frontier asks for.
     pub wear: WearPreference,
@@ -125,7 +125,7 @@ impl Placement {
             };
             Frontier {
                 key,
-                block: NONE,
+                block: NO_BLOCK,
                 wear,
                 group,
             }

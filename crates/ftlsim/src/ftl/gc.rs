@@ -5,9 +5,9 @@
 
 use super::frontier::GcPage;
 use super::oplog::FlashOp;
-use super::Ssd;
+use super::{clear_valid_bit, valid_bit, Ssd};
 use crate::error::SimError;
-use crate::flash::{BlockState, Lpn, NONE};
+use crate::flash::{BlockState, BlockTable, Lpn, NO_BLOCK};
 use crate::mem::prefetch;
 use crate::segments::GcPolicy;
 
@@ -128,13 +128,12 @@ impl Ssd {
             self.placement
                 .gc_frontier(GcPage { refs: 1, age: 0 }, mean_single, origin_stream)
                 as u32;
-        let first = self.geo.first_page(victim);
-        for ppn in first..first + self.geo.pages_per_block {
-            if self.valid_bits[(ppn / 64) as usize] & (1u64 << (ppn % 64)) != 0 {
-                let lpn = self.oob_lpn[ppn as usize];
+        for ppn in self.geo.pages_of(victim) {
+            if valid_bit(&self.valid_bits, ppn) {
+                let lpn = self.oob_lpn[ppn.index()];
                 // The mapping entry is rewritten below: start fetching it now.
-                prefetch(&self.l2p, lpn as usize);
-                let content = self.content.as_ref().map_or(0, |c| c[ppn as usize]);
+                prefetch(&self.l2p, lpn.index());
+                let content = self.content.as_ref().map_or(0, |c| c[ppn.index()]);
                 let frontier = if self.sharing.is_some() {
                     let page = self.stage_shared(ppn);
                     self.placement.gc_frontier(page, mean_single, origin_stream) as u32
@@ -212,13 +211,13 @@ impl Ssd {
         let mut staged = std::mem::take(&mut self.gc_buffer);
         for (i, page) in staged.iter().enumerate() {
             let ppn = self.next_page(self.gc_destination(page.frontier as usize), false)?;
-            debug_assert_eq!(self.geo.block_of(self.l2p[page.lpn as usize].ppn), victim);
+            debug_assert_eq!(self.geo.block_of(self.l2p[page.lpn.index()].ppn), victim);
             self.program(ppn, page.lpn, page.content);
             self.log(FlashOp::Program { ppn, gc: true });
             if TRACKED {
                 self.durable_gc_copy(i, ppn, page.content);
             }
-            self.l2p[page.lpn as usize].ppn = ppn;
+            self.l2p[page.lpn.index()].ppn = ppn;
             if SHARED {
                 self.land_shared(i, ppn, page.content);
             }
@@ -241,7 +240,7 @@ impl Ssd {
             .gc_frontier(GcPage { refs: 1, age: 0 }, 0.0, origin_stream);
         let block = self.frontiers[f].block;
         let ppb = self.geo.pages_per_block;
-        let open = if block == NONE {
+        let open = if block == NO_BLOCK {
             0
         } else {
             u64::from(ppb - self.blocks.write_ptr[block as usize])
@@ -258,7 +257,7 @@ impl Ssd {
             .gc_destinations()
             .iter()
             .map(|&f| self.frontiers[f].block)
-            .filter(|&b| b != NONE)
+            .filter(|&b| b != NO_BLOCK)
             .map(|b| u64::from(ppb - self.blocks.write_ptr[b as usize]))
             .sum();
         open + u64::from(self.pool.len()) * u64::from(ppb)
@@ -290,13 +289,12 @@ impl Ssd {
     #[inline(always)]
     pub(super) fn erase(&mut self, block: u32) {
         let b = block as usize;
-        let first = self.geo.first_page(block);
-        for ppn in first..first + self.geo.pages_per_block {
-            self.valid_bits[(ppn / 64) as usize] &= !(1u64 << (ppn % 64));
+        for ppn in self.geo.pages_of(block) {
+            clear_valid_bit(&mut self.valid_bits, ppn);
         }
         self.blocks.valid[b] = 0;
         self.blocks.write_ptr[b] = 0;
-        self.blocks.owner[b] = NONE;
+        self.blocks.owner[b] = BlockTable::NO_OWNER;
         self.blocks.erase_count[b] += 1;
         // Counted in flash blocks: a reclaim unit erases all of its own.
         self.counters.erase_count += u64::from(self.erase_unit_blocks);

@@ -57,7 +57,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::config::Config;
 use crate::error::SimError;
-use crate::flash::{BlockTable, Geometry, Lpn, Ppn, NONE};
+use crate::flash::{BlockTable, Geometry, Lpn, Ppn, NO_BLOCK};
 use crate::metrics::{Counters, LogHistogram, StreamCounters, WearSummary};
 use crate::plan::Plan;
 use crate::rng;
@@ -76,9 +76,25 @@ pub struct MapEntry {
 }
 
 const UNMAPPED: MapEntry = MapEntry {
-    ppn: NONE,
+    ppn: Ppn::NONE,
     written_at: 0,
 };
+
+/// Whether page `ppn`'s bit is set in the valid bitmap `bits`.
+#[inline(always)]
+fn valid_bit(bits: &[u64], ppn: Ppn) -> bool {
+    bits[ppn.index() / 64] & (1u64 << (ppn.get() % 64)) != 0
+}
+
+#[inline(always)]
+fn set_valid_bit(bits: &mut [u64], ppn: Ppn) {
+    bits[ppn.index() / 64] |= 1u64 << (ppn.get() % 64);
+}
+
+#[inline(always)]
+fn clear_valid_bit(bits: &mut [u64], ppn: Ppn) {
+    bits[ppn.index() / 64] &= !(1u64 << (ppn.get() % 64));
+}
 
 /// What a page read found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -201,7 +217,7 @@ impl Ssd {
         };
         let cmt = (cache_entries > 0).then(|| {
             let mut f = frontiers[placement.host_frontier(0)].clone();
-            f.block = NONE;
+            f.block = NO_BLOCK;
             frontiers.push(f);
             Box::new(dftl::MappingCache::new(
                 cache_entries,
@@ -239,7 +255,7 @@ impl Ssd {
             geo,
             logical_pages,
             l2p: crate::mem::filled_vec((logical_pages + translation_pages) as usize, UNMAPPED),
-            oob_lpn: crate::mem::filled_vec(physical, NONE),
+            oob_lpn: crate::mem::filled_vec(physical, Lpn::NONE),
             valid_bits: vec![0; physical.div_ceil(64)],
             // Dedup keys pages by content, so it always keeps fingerprints.
             content: (options.track_content || cfg.ftl.dedup)

@@ -14,9 +14,9 @@ use std::collections::HashMap;
 
 use super::durability::{BrokenRecovery, RecordKind, NO_DATA};
 use super::fingerprint_index::FingerprintIndex;
-use super::{MapEntry, Ssd, UNMAPPED};
+use super::{set_valid_bit, MapEntry, Ssd, UNMAPPED};
 use crate::error::SimError;
-use crate::flash::{BlockState, Lpn, Ppn, NONE};
+use crate::flash::{BlockState, BlockTable, Lpn, Ppn, NO_BLOCK};
 use crate::segments::VictimIndex;
 
 /// What a recovery read and how long it took.
@@ -56,17 +56,17 @@ impl Ssd {
         d.in_gc = false;
         d.in_remap = false;
         self.l2p.fill(UNMAPPED);
-        self.oob_lpn.fill(NONE);
+        self.oob_lpn.fill(Lpn::NONE);
         self.valid_bits.fill(0);
         self.blocks.valid.fill(0);
         for f in &mut self.frontiers {
-            f.block = NONE;
+            f.block = NO_BLOCK;
         }
         self.gc_buffer.clear();
         if let Some(s) = &mut self.sharing {
             s.staged.clear();
-            s.next_sharer.fill(NONE);
-            s.prev_sharer.fill(NONE);
+            s.next_sharer.fill(Lpn::NONE);
+            s.prev_sharer.fill(Lpn::NONE);
             s.pages.fill(Default::default());
             s.extra_lpns = 0;
             if let Some(index) = &mut s.index {
@@ -152,8 +152,7 @@ impl Ssd {
             if programmed == 0 {
                 continue;
             }
-            let first = self.geo.first_page(block);
-            let last_seq = img.seq[(first + programmed - 1) as usize];
+            let last_seq = img.seq[(self.geo.first_page(block) + (programmed - 1)).index()];
             max_seq = max_seq.max(last_seq);
             if last_seq < since {
                 report.pages_scanned += 1;
@@ -164,8 +163,8 @@ impl Ssd {
             // Data in a retired block was copied before it retired; its
             // programs still tell the mapping's history.
             let retired = retired_at(img.erase_count[b]);
-            for ppn in first..first + programmed {
-                let p = ppn as usize;
+            for ppn in self.geo.pages_of(block).take(programmed as usize) {
+                let p = ppn.index();
                 let (seq, data) = (img.seq[p], img.data[p]);
                 if seq < since {
                     continue;
@@ -223,21 +222,21 @@ impl Ssd {
             match event {
                 Event::Program { lpn, data } => {
                     if trust_lower {
-                        if programmed_once[lpn as usize] {
+                        if programmed_once[lpn.index()] {
                             continue;
                         }
-                        programmed_once[lpn as usize] = true;
+                        programmed_once[lpn.index()] = true;
                     }
-                    map[lpn as usize] = data;
+                    map[lpn.index()] = data;
                 }
-                Event::Record(RecordKind::Trim { lpn }) => map[lpn as usize] = NO_DATA,
-                Event::Record(RecordKind::Map { lpn, data }) => map[lpn as usize] = data,
+                Event::Record(RecordKind::Trim { lpn }) => map[lpn.index()] = NO_DATA,
+                Event::Record(RecordKind::Map { lpn, data }) => map[lpn.index()] = data,
                 Event::Record(RecordKind::Remap { src, dst }) => {
-                    map[dst as usize] = map[src as usize];
-                    map[src as usize] = NO_DATA;
+                    map[dst.index()] = map[src.index()];
+                    map[src.index()] = NO_DATA;
                 }
                 Event::Record(RecordKind::Clone { src, dst }) => {
-                    map[dst as usize] = map[src as usize];
+                    map[dst.index()] = map[src.index()];
                 }
             }
         }
@@ -253,7 +252,7 @@ impl Ssd {
             self.blocks.erase_count[b] = img.erase_count[b];
             self.blocks.seq[b] = img.open_seq[b];
             max_open = max_open.max(img.open_seq[b]);
-            self.blocks.owner[b] = NONE;
+            self.blocks.owner[b] = BlockTable::NO_OWNER;
             self.blocks.valid[b] = 0;
             if retired_at(img.erase_count[b]) {
                 self.blocks.state[b] = BlockState::Retired;
@@ -282,11 +281,11 @@ impl Ssd {
                 continue;
             }
             let current = self.frontiers[owner].block;
-            if current == NONE || img.open_seq[current as usize] < img.open_seq[b] {
-                if current != NONE {
+            if current == NO_BLOCK || img.open_seq[current as usize] < img.open_seq[b] {
+                if current != NO_BLOCK {
                     self.blocks.state[current as usize] = BlockState::Full;
                     self.blocks.write_ptr[current as usize] = ppb;
-                    self.blocks.owner[current as usize] = NONE;
+                    self.blocks.owner[current as usize] = BlockTable::NO_OWNER;
                 }
                 self.blocks.state[b] = BlockState::Open;
                 self.blocks.write_ptr[b] = img.programmed[b];
@@ -308,19 +307,19 @@ impl Ssd {
             }
             let found = loc.get(&data).map(|&(ppn, _)| ppn).filter(|&ppn| {
                 let b = self.geo.block_of(ppn) as usize;
-                ppn % ppb < img.programmed[b]
-                    && img.data[ppn as usize] == data
+                ppn.offset(ppb) < img.programmed[b]
+                    && img.data[ppn.index()] == data
                     && matches!(self.blocks.state[b], BlockState::Full | BlockState::Open)
             });
             let Some(mut ppn) = found else {
                 report.unresolved_pages += 1;
                 continue;
             };
-            let lpn = lpn as Lpn;
+            let lpn = Lpn::from_index(lpn);
             if self.sharing.is_some() {
                 // Two live pages with one content (a lost trim brought an
                 // old one back): map both LPNs to the one indexed first.
-                let fp = img.content[ppn as usize];
+                let fp = img.content[ppn.index()];
                 let s = self.sharing.as_ref().expect("sharing on");
                 if let Some(q) = s.index.as_ref().and_then(|i| i.get(fp)) {
                     if q != ppn {
@@ -328,33 +327,33 @@ impl Ssd {
                         // may be erased, and with it this LPN's last program.
                         merges.push(RecordKind::Map {
                             lpn,
-                            data: img.data[q as usize],
+                            data: img.data[q.index()],
                         });
                     }
                     ppn = q;
                 }
-                if s.pages[ppn as usize].refs() > 0 {
+                if s.pages[ppn.index()].refs() > 0 {
                     self.add_ref(lpn, ppn);
-                    self.l2p[lpn as usize] = MapEntry {
+                    self.l2p[lpn.index()] = MapEntry {
                         ppn,
                         written_at: now,
                     };
                     continue;
                 }
                 let s = self.sharing.as_mut().expect("sharing on");
-                s.pages[ppn as usize] = super::sharing::PageShare::new(fp, now);
+                s.pages[ppn.index()] = super::sharing::PageShare::new(fp, now);
                 if let Some(index) = s.index.as_mut() {
                     index.insert(fp, ppn);
                 }
-            } else if self.oob_lpn[ppn as usize] != NONE {
+            } else if !self.oob_lpn[ppn.index()].is_none() {
                 // One-to-one mapping: a second LPN on one page cannot be right.
                 report.unresolved_pages += 1;
                 continue;
             }
-            self.oob_lpn[ppn as usize] = lpn;
-            self.valid_bits[(ppn / 64) as usize] |= 1u64 << (ppn % 64);
+            self.oob_lpn[ppn.index()] = lpn;
+            set_valid_bit(&mut self.valid_bits, ppn);
             self.blocks.valid[self.geo.block_of(ppn) as usize] += 1;
-            self.l2p[lpn as usize] = MapEntry {
+            self.l2p[lpn.index()] = MapEntry {
                 ppn,
                 written_at: now,
             };
@@ -399,6 +398,6 @@ impl Ssd {
     /// The content an LPN reads after recovery, without counting a host read.
     pub fn peek_content(&self, lpn: u64) -> Option<u64> {
         let ppn = self.lookup(lpn)?;
-        Some(self.content.as_ref().map_or(0, |c| c[ppn as usize]))
+        Some(self.content.as_ref().map_or(0, |c| c[ppn.index()]))
     }
 }

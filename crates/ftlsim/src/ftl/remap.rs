@@ -7,7 +7,7 @@
 use super::durability::RecordKind;
 use super::{MapEntry, Ssd, UNMAPPED};
 use crate::error::SimError;
-use crate::flash::NONE;
+use crate::flash::Lpn;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -23,13 +23,15 @@ impl Ssd {
         }
     }
 
+    /// Checks a request; returns its first source and destination LPNs
+    /// and its length.
     fn check_range_request(
         &self,
         kind: Kind,
         src: u64,
         dst: u64,
         len: u64,
-    ) -> Result<(), SimError> {
+    ) -> Result<(Lpn, Lpn, u32), SimError> {
         let name = match kind {
             Kind::Remap => "remap",
             Kind::Clone => "clone",
@@ -65,39 +67,42 @@ impl Ssd {
         if src < dst + len && dst < src + len {
             return bad("source and destination ranges overlap".into());
         }
-        if let Some(i) = (0..len).find(|&i| self.l2p[(src + i) as usize].ppn == NONE) {
+        // Both ranges end within the logical space: their LPNs and the
+        // length fit in 32 bits.
+        let (src, dst, len) = (self.check_lpn(src)?, self.check_lpn(dst)?, len as u32);
+        if let Some(i) = (0..len).find(|&i| self.l2p[(src + i).index()].ppn.is_none()) {
             return bad(format!("source LPN {} is unmapped", src + i));
         }
-        Ok(())
+        Ok((src, dst, len))
     }
 
     /// Moves the mapping of `len` pages from `src` to `dst`; `src` reads as unmapped after.
     pub fn remap(&mut self, src: u64, dst: u64, len: u64) -> Result<(), SimError> {
-        self.check_range_request(Kind::Remap, src, dst, len)?;
+        let (src, dst, pages) = self.check_range_request(Kind::Remap, src, dst, len)?;
         self.set_in_remap(true);
-        for i in 0..len {
-            let (s, d) = ((src + i) as u32, (dst + i) as u32);
-            let moving = self.l2p[s as usize];
-            let old = self.l2p[d as usize];
+        for i in 0..pages {
+            let (s, d) = (src + i, dst + i);
+            let moving = self.l2p[s.index()];
+            let old = self.l2p[d.index()];
             if self.sharing.is_some() {
                 // An LPN is on one reverse-map list at a time: dst leaves its
                 // old page first (if that is the moving page, src keeps it live).
-                if old.ppn != NONE {
+                if !old.ppn.is_none() {
                     self.drop_ref(d, old.ppn);
                 }
                 self.add_ref(d, moving.ppn);
-                self.l2p[d as usize] = moving;
+                self.l2p[d.index()] = moving;
                 self.drop_ref(s, moving.ppn);
-                self.l2p[s as usize] = UNMAPPED;
+                self.l2p[s.index()] = UNMAPPED;
             } else {
                 // One-to-one mapping: the page changes owner in place.
-                self.l2p[s as usize] = UNMAPPED;
-                if old.ppn != NONE {
-                    self.l2p[d as usize] = UNMAPPED;
+                self.l2p[s.index()] = UNMAPPED;
+                if !old.ppn.is_none() {
+                    self.l2p[d.index()] = UNMAPPED;
                     self.invalidate(old);
                 }
-                self.oob_lpn[moving.ppn as usize] = d;
-                self.l2p[d as usize] = moving;
+                self.oob_lpn[moving.ppn.index()] = d;
+                self.l2p[d.index()] = moving;
             }
             if self.durability.is_some() {
                 self.durable_record(RecordKind::Remap { src: s, dst: d });
@@ -110,21 +115,21 @@ impl Ssd {
 
     /// Maps `len` pages at `dst` to the pages of `src`; both stay mapped.
     pub fn clone_range(&mut self, src: u64, dst: u64, len: u64) -> Result<(), SimError> {
-        self.check_range_request(Kind::Clone, src, dst, len)?;
+        let (src, dst, pages) = self.check_range_request(Kind::Clone, src, dst, len)?;
         let now = self.now as u32;
         self.set_in_remap(true);
-        for i in 0..len {
-            let (s, d) = ((src + i) as u32, (dst + i) as u32);
-            let shared = self.l2p[s as usize].ppn;
-            let old = self.l2p[d as usize].ppn;
+        for i in 0..pages {
+            let (s, d) = (src + i, dst + i);
+            let shared = self.l2p[s.index()].ppn;
+            let old = self.l2p[d.index()].ppn;
             if old == shared {
                 continue;
             }
-            if old != NONE {
+            if !old.is_none() {
                 self.drop_ref(d, old);
             }
             self.add_ref(d, shared);
-            self.l2p[d as usize] = MapEntry {
+            self.l2p[d.index()] = MapEntry {
                 ppn: shared,
                 written_at: now,
             };

@@ -13,9 +13,9 @@
 
 use super::fingerprint_index::FingerprintIndex;
 use super::frontier::GcPage;
-use super::{MapEntry, Ssd, UNMAPPED};
+use super::{clear_valid_bit, valid_bit, MapEntry, Ssd, UNMAPPED};
 use crate::error::SimError;
-use crate::flash::{BlockState, Lpn, Ppn, NONE};
+use crate::flash::{BlockState, Lpn, Ppn};
 use crate::metrics::LogHistogram;
 
 /// What travels with a shared page when GC migrates it (its LPN list stays
@@ -80,7 +80,7 @@ impl PageShare {
 pub struct Sharing {
     pub(crate) pages: Vec<PageShare>,
     /// The reverse map: the next and previous LPN mapping the same page
-    /// (NONE at the ends; the head is the page's OOB LPN).
+    /// (`Lpn::NONE` at the ends; the head is the page's OOB LPN).
     pub(crate) next_sharer: Vec<Lpn>,
     pub(crate) prev_sharer: Vec<Lpn>,
     /// LPNs on reverse-map lists beyond their page's OOB LPN.
@@ -99,22 +99,12 @@ pub struct Sharing {
     pub fingerprint_collisions: u64,
 }
 
-#[inline]
-fn bit(bits: &[u64], i: u32) -> bool {
-    bits[(i / 64) as usize] & (1u64 << (i % 64)) != 0
-}
-
-#[inline]
-fn clear_bit(bits: &mut [u64], i: u32) {
-    bits[(i / 64) as usize] &= !(1u64 << (i % 64));
-}
-
 impl Sharing {
     pub fn new(physical_pages: usize, logical_pages: usize, dedup: bool, verify: bool) -> Self {
         Self {
             pages: crate::mem::filled_vec(physical_pages, PageShare::default()),
-            next_sharer: crate::mem::filled_vec(logical_pages, NONE),
-            prev_sharer: crate::mem::filled_vec(logical_pages, NONE),
+            next_sharer: crate::mem::filled_vec(logical_pages, Lpn::NONE),
+            prev_sharer: crate::mem::filled_vec(logical_pages, Lpn::NONE),
             extra_lpns: 0,
             // Sized for a full device up front: growing a large index
             // mid-run costs a long pause and double the memory.
@@ -163,10 +153,10 @@ impl Ssd {
         };
         let mut out = vec![owner];
         if let Some(s) = &self.sharing {
-            let mut cursor = s.next_sharer[owner as usize];
-            while cursor != NONE {
+            let mut cursor = s.next_sharer[owner.index()];
+            while !cursor.is_none() {
                 out.push(cursor);
-                cursor = s.next_sharer[cursor as usize];
+                cursor = s.next_sharer[cursor.index()];
             }
         }
         out
@@ -201,7 +191,7 @@ impl Ssd {
     /// The bytes an LPN holds, when content verification keeps them.
     pub fn read_page_data(&self, lpn: u64) -> Option<&[u8]> {
         let ppn = self.lookup(lpn)?;
-        self.sharing.as_ref()?.data.as_ref()?[ppn as usize].as_deref()
+        self.sharing.as_ref()?.data.as_ref()?[ppn.index()].as_deref()
     }
 
     /// `lpn` (mapping nothing now) maps to the live page `ppn` too.
@@ -210,25 +200,25 @@ impl Ssd {
     #[inline(always)]
     pub(super) fn add_ref(&mut self, lpn: Lpn, ppn: Ppn) {
         let s = self.sharing.as_mut().expect("sharing on");
-        let p = ppn as usize;
+        let p = ppn.index();
         debug_assert!(
             s.pages[p].refs() > 0,
             "adding a reference to dead page {ppn}"
         );
         debug_assert!(
-            s.next_sharer[lpn as usize] == NONE && s.prev_sharer[lpn as usize] == NONE,
+            s.next_sharer[lpn.index()].is_none() && s.prev_sharer[lpn.index()].is_none(),
             "LPN {lpn} is still on a reverse-map list"
         );
         s.pages[p].refs = (s.pages[p].refs + 1) | EVER_SHARED;
         // Insert right after the head (the OOB LPN).
         let head = self.oob_lpn[p];
-        let after = s.next_sharer[head as usize];
-        s.next_sharer[lpn as usize] = after;
-        s.prev_sharer[lpn as usize] = head;
-        if after != NONE {
-            s.prev_sharer[after as usize] = lpn;
+        let after = s.next_sharer[head.index()];
+        s.next_sharer[lpn.index()] = after;
+        s.prev_sharer[lpn.index()] = head;
+        if !after.is_none() {
+            s.prev_sharer[after.index()] = lpn;
         }
-        s.next_sharer[head as usize] = lpn;
+        s.next_sharer[head.index()] = lpn;
         s.extra_lpns += 1;
     }
 
@@ -236,27 +226,27 @@ impl Ssd {
     pub(super) fn drop_ref(&mut self, lpn: Lpn, ppn: Ppn) {
         let now = self.now as u32;
         let s = self.sharing.as_mut().expect("sharing on");
-        let p = ppn as usize;
+        let p = ppn.index();
         debug_assert!(
             s.pages[p].refs() > 0,
             "dropping a reference to dead page {ppn}"
         );
         s.pages[p].refs -= 1;
         if s.pages[p].refs() > 0 {
-            let (before, after) = (s.prev_sharer[lpn as usize], s.next_sharer[lpn as usize]);
-            if before == NONE {
+            let (before, after) = (s.prev_sharer[lpn.index()], s.next_sharer[lpn.index()]);
+            if before.is_none() {
                 // The head leaves: its successor becomes the OOB LPN, so the
                 // OOB always holds a current mapper.
                 debug_assert_eq!(self.oob_lpn[p], lpn);
                 self.oob_lpn[p] = after;
             } else {
-                s.next_sharer[before as usize] = after;
+                s.next_sharer[before.index()] = after;
             }
-            if after != NONE {
-                s.prev_sharer[after as usize] = before;
+            if !after.is_none() {
+                s.prev_sharer[after.index()] = before;
             }
-            s.next_sharer[lpn as usize] = NONE;
-            s.prev_sharer[lpn as usize] = NONE;
+            s.next_sharer[lpn.index()] = Lpn::NONE;
+            s.prev_sharer[lpn.index()] = Lpn::NONE;
             s.extra_lpns -= 1;
             return;
         }
@@ -296,7 +286,7 @@ impl Ssd {
             )
             .on_invalidate(block, self.blocks.valid[b]);
         }
-        clear_bit(&mut self.valid_bits, ppn);
+        clear_valid_bit(&mut self.valid_bits, ppn);
     }
 
     /// The host write path with many-to-one mapping.
@@ -326,7 +316,7 @@ impl Ssd {
     ) -> Result<(), SimError> {
         self.now += 1;
         let now = self.now as u32;
-        let old = self.l2p[lpn as usize].ppn;
+        let old = self.l2p[lpn.index()].ppn;
         let duplicate = self
             .sharing
             .as_ref()
@@ -337,7 +327,7 @@ impl Ssd {
         let collision = duplicate.is_some_and(|target| {
             let s = self.sharing.as_ref().expect("sharing on");
             match (
-                s.data.as_ref().and_then(|d| d[target as usize].as_deref()),
+                s.data.as_ref().and_then(|d| d[target.index()].as_deref()),
                 s.pending_data.as_deref(),
             ) {
                 (Some(stored), Some(new)) => stored != new,
@@ -357,20 +347,20 @@ impl Ssd {
             if target != old {
                 // Leave the old page's list before joining the target's (an
                 // LPN is on one list at a time); the target stays live.
-                if old != NONE {
+                if !old.is_none() {
                     self.drop_ref(lpn, old);
                 }
                 self.add_ref(lpn, target);
-                self.l2p[lpn as usize].ppn = target;
+                self.l2p[lpn.index()].ppn = target;
                 if TRACKED {
                     self.durable_map(lpn, target);
                 }
             }
-            self.l2p[lpn as usize].written_at = now;
+            self.l2p[lpn.index()].written_at = now;
             return Ok(());
         }
-        if old != NONE && !TRACKED {
-            self.l2p[lpn as usize].ppn = NONE;
+        if !old.is_none() && !TRACKED {
+            self.l2p[lpn.index()].ppn = Ppn::NONE;
             self.drop_ref(lpn, old);
         }
         let frontier = self.placement.host_frontier(stream);
@@ -383,19 +373,19 @@ impl Ssd {
         self.program(ppn, lpn, content);
         self.log(super::FlashOp::Program { ppn, gc: false });
         let s = self.sharing.as_mut().expect("sharing on");
-        s.pages[ppn as usize] = PageShare {
+        s.pages[ppn.index()] = PageShare {
             fingerprint: content,
             refs: 1,
             born: now,
         };
         if let Some(data) = s.data.as_mut() {
-            data[ppn as usize] = s.pending_data.take();
+            data[ppn.index()] = s.pending_data.take();
         }
         // A colliding page is not indexed: the index keeps the page it had.
         if let (Some(index), false) = (s.index.as_mut(), collision) {
             index.insert(content, ppn);
         }
-        self.l2p[lpn as usize] = MapEntry {
+        self.l2p[lpn.index()] = MapEntry {
             ppn,
             written_at: now,
         };
@@ -406,9 +396,9 @@ impl Ssd {
     }
 
     pub(super) fn trim_page_shared(&mut self, lpn: Lpn) {
-        let old = self.l2p[lpn as usize].ppn;
-        if old != NONE {
-            self.l2p[lpn as usize] = UNMAPPED;
+        let old = self.l2p[lpn.index()].ppn;
+        if !old.is_none() {
+            self.l2p[lpn.index()] = UNMAPPED;
             self.drop_ref(lpn, old);
             if self.durability.is_some() {
                 self.durable_record(super::durability::RecordKind::Trim { lpn });
@@ -420,7 +410,7 @@ impl Ssd {
     pub(super) fn stage_shared(&mut self, ppn: Ppn) -> GcPage {
         let now = self.now as u32;
         let s = self.sharing.as_mut().expect("sharing on");
-        let p = ppn as usize;
+        let p = ppn.index();
         let page = s.pages[p];
         // Keep the raw count: it carries the survival-class flag along.
         s.staged.push(StagedShare {
@@ -445,18 +435,18 @@ impl Ssd {
         let s = self.sharing.as_mut().expect("sharing on");
         let staged = &mut s.staged[i];
         if let Some(data) = s.data.as_mut() {
-            data[ppn as usize] = staged.data.take();
+            data[ppn.index()] = staged.data.take();
         }
         let (from, refs, born) = (staged.from, staged.refs, staged.born);
-        s.pages[ppn as usize] = PageShare {
+        s.pages[ppn.index()] = PageShare {
             fingerprint: content,
             refs,
             born,
         };
-        let mut cursor = s.next_sharer[self.oob_lpn[ppn as usize] as usize];
-        while cursor != NONE {
-            self.l2p[cursor as usize].ppn = ppn;
-            cursor = s.next_sharer[cursor as usize];
+        let mut cursor = s.next_sharer[self.oob_lpn[ppn.index()].index()];
+        while !cursor.is_none() {
+            self.l2p[cursor.index()].ppn = ppn;
+            cursor = s.next_sharer[cursor.index()];
         }
         if let Some(index) = s.index.as_mut() {
             index.repoint(content, from, ppn);
@@ -471,8 +461,8 @@ impl Ssd {
     pub fn prefetch_mapped(&self, lpn: u64, content: u64) {
         // Every mode: the valid bit and block counters an overwrite updates.
         if let Some(e) = self.l2p.get(lpn as usize) {
-            if e.ppn != NONE {
-                crate::mem::prefetch(&self.valid_bits, (e.ppn / 64) as usize);
+            if !e.ppn.is_none() {
+                crate::mem::prefetch(&self.valid_bits, e.ppn.index() / 64);
                 crate::mem::prefetch(&self.blocks.valid, self.geo.block_of(e.ppn) as usize);
             }
         }
@@ -495,8 +485,8 @@ impl Ssd {
     #[inline(always)]
     pub(crate) fn prefetch_mapped_inline(&self, lpn: u64, content: u64) {
         if let Some(e) = self.l2p.get(lpn as usize) {
-            if e.ppn != NONE {
-                crate::mem::prefetch(&self.valid_bits, (e.ppn / 64) as usize);
+            if !e.ppn.is_none() {
+                crate::mem::prefetch(&self.valid_bits, e.ppn.index() / 64);
                 crate::mem::prefetch(&self.blocks.valid, self.geo.block_of(e.ppn) as usize);
             }
         }
@@ -513,16 +503,16 @@ impl Ssd {
     fn prefetch_mapped_sharing(&self, lpn: u64, content: u64) {
         let Some(s) = &self.sharing else { return };
         if let Some(e) = self.l2p.get(lpn as usize) {
-            if e.ppn != NONE {
-                crate::mem::prefetch(&s.pages, e.ppn as usize);
-                crate::mem::prefetch(&self.oob_lpn, e.ppn as usize);
+            if !e.ppn.is_none() {
+                crate::mem::prefetch(&s.pages, e.ppn.index());
+                crate::mem::prefetch(&self.oob_lpn, e.ppn.index());
             }
         }
         crate::mem::prefetch(&s.next_sharer, lpn as usize);
         crate::mem::prefetch(&s.prev_sharer, lpn as usize);
         if let Some(target) = s.index.as_ref().and_then(|i| i.get(content)) {
-            crate::mem::prefetch(&s.pages, target as usize);
-            crate::mem::prefetch(&self.oob_lpn, target as usize);
+            crate::mem::prefetch(&s.pages, target.index());
+            crate::mem::prefetch(&self.oob_lpn, target.index());
         }
     }
 
@@ -545,12 +535,12 @@ impl Ssd {
     fn prefetch_dying_content_sharing(&self, lpn: u64, content: u64) {
         let Some(s) = &self.sharing else { return };
         if let (Some(index), Some(e)) = (&s.index, self.l2p.get(lpn as usize)) {
-            if e.ppn != NONE {
-                index.prefetch(s.pages[e.ppn as usize].fingerprint);
+            if !e.ppn.is_none() {
+                index.prefetch(s.pages[e.ppn.index()].fingerprint);
             }
             // A duplicate joins the list after its head: fetch the head's links.
             if let Some(target) = index.get(content) {
-                crate::mem::prefetch(&s.next_sharer, self.oob_lpn[target as usize] as usize);
+                crate::mem::prefetch(&s.next_sharer, self.oob_lpn[target.index()].index());
             }
         }
     }
@@ -580,22 +570,21 @@ impl Ssd {
         let fail = |m: String| Err(SimError::Invariant(m));
         let mut mappers = vec![0u32; self.geo.physical_pages() as usize];
         for e in &self.l2p {
-            if e.ppn != NONE {
-                mappers[e.ppn as usize] += 1;
+            if !e.ppn.is_none() {
+                mappers[e.ppn.index()] += 1;
             }
         }
         let mut live = 0usize;
         let mut listed = 0u64;
-        for ppn in 0..self.geo.physical_pages() as u32 {
-            let p = ppn as usize;
-            let want = mappers[p];
+        for (p, &want) in mappers.iter().enumerate() {
+            let ppn = Ppn::from_index(p);
             if s.pages[p].refs() != want {
                 return fail(format!(
                     "page {ppn}: reference count {} but {want} LPNs map to it",
                     s.pages[p].refs()
                 ));
             }
-            if bit(&self.valid_bits, ppn) != (want > 0) {
+            if valid_bit(&self.valid_bits, ppn) != (want > 0) {
                 return fail(format!(
                     "page {ppn}: valid bit disagrees with {want} references"
                 ));
@@ -605,7 +594,7 @@ impl Ssd {
             }
             live += 1;
             let head = self.oob_lpn[p];
-            if self.l2p[head as usize].ppn != ppn || s.prev_sharer[head as usize] != NONE {
+            if self.l2p[head.index()].ppn != ppn || !s.prev_sharer[head.index()].is_none() {
                 return fail(format!(
                     "page {ppn}: OOB LPN {head} does not map to it or is not a list head"
                 ));
@@ -613,19 +602,18 @@ impl Ssd {
             // Walk the list: every member maps here, links agree both ways,
             // and the length is the reference count (bounded by it, so a
             // cycle cannot hang the checker).
-            let (mut members, mut cursor, mut before) = (1u32, s.next_sharer[head as usize], head);
-            while cursor != NONE {
+            let (mut members, mut cursor, mut before) = (1u32, s.next_sharer[head.index()], head);
+            while !cursor.is_none() {
                 members += 1;
                 if members > want {
                     return fail(format!(
                         "page {ppn}: reverse-map list longer than {want} references"
                     ));
                 }
-                if self.l2p[cursor as usize].ppn != ppn || s.prev_sharer[cursor as usize] != before
-                {
+                if self.l2p[cursor.index()].ppn != ppn || s.prev_sharer[cursor.index()] != before {
                     return fail(format!("page {ppn}: reverse map lists LPN {cursor} which maps elsewhere or is mislinked"));
                 }
-                (before, cursor) = (cursor, s.next_sharer[cursor as usize]);
+                (before, cursor) = (cursor, s.next_sharer[cursor.index()]);
             }
             if members != want {
                 return fail(format!(
@@ -641,14 +629,14 @@ impl Ssd {
             ));
         }
         for (lpn, e) in self.l2p.iter().enumerate() {
-            if e.ppn == NONE && (s.next_sharer[lpn] != NONE || s.prev_sharer[lpn] != NONE) {
+            if e.ppn.is_none() && !(s.next_sharer[lpn].is_none() && s.prev_sharer[lpn].is_none()) {
                 return fail(format!("unmapped LPN {lpn} is still on a reverse-map list"));
             }
         }
         if let (Some(index), Some(content)) = (&s.index, &self.content) {
             for (fp, ppn) in index.iter() {
-                let page = s.pages[ppn as usize];
-                if page.refs() == 0 || content[ppn as usize] != fp || page.fingerprint != fp {
+                let page = s.pages[ppn.index()];
+                if page.refs() == 0 || content[ppn.index()] != fp || page.fingerprint != fp {
                     return fail(format!(
                         "index maps fingerprint {fp:#x} to page {ppn}, which is dead or differs"
                     ));
@@ -657,14 +645,14 @@ impl Ssd {
             // Every live page is indexed, except pages whose fingerprint
             // collided with a different live page's (verification on).
             let mut unindexed = 0usize;
-            for ppn in 0..self.geo.physical_pages() as u32 {
-                let page = s.pages[ppn as usize];
+            for (p, page) in s.pages.iter().enumerate() {
+                let ppn = Ppn::from_index(p);
                 if page.refs() == 0 {
                     continue;
                 }
                 match index.get(page.fingerprint) {
                     Some(q) if q == ppn => {}
-                    Some(q) if s.data.is_some() && s.pages[q as usize].refs() > 0 => unindexed += 1,
+                    Some(q) if s.data.is_some() && s.pages[q.index()].refs() > 0 => unindexed += 1,
                     _ => return fail(format!("live page {ppn} is missing from the index")),
                 }
             }

@@ -6,7 +6,7 @@ use super::gc::Reclaim;
 use super::victims::victim_index;
 use super::Ssd;
 use crate::error::SimError;
-use crate::flash::{BlockState, NONE};
+use crate::flash::{BlockState, NO_BLOCK};
 
 impl Ssd {
     /// Static wear leveling: every so often, when the erase-count gap exceeds
@@ -18,7 +18,7 @@ impl Ssd {
             return Ok(());
         }
         self.erases_since_wl_check = 0;
-        let mut coldest = NONE;
+        let mut coldest = NO_BLOCK;
         let mut coldest_erases = u32::MAX;
         let mut max_erases = 0;
         for b in 0..self.geo.blocks as usize {
@@ -31,7 +31,7 @@ impl Ssd {
                 coldest_erases = e;
             }
         }
-        if coldest == NONE || max_erases - coldest_erases <= self.wl_threshold {
+        if coldest == NO_BLOCK || max_erases - coldest_erases <= self.wl_threshold {
             return Ok(());
         }
         if self.durability.is_some() && !self.copy_fits(coldest) {

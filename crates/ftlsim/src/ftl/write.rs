@@ -7,16 +7,18 @@
 use super::durability;
 use super::oplog::FlashOp;
 use super::victims::victim_index;
-use super::{MapEntry, PageRead, Ssd, UNMAPPED};
+use super::{clear_valid_bit, set_valid_bit, MapEntry, PageRead, Ssd, UNMAPPED};
 use crate::error::SimError;
-use crate::flash::{BlockState, Lpn, Ppn, NONE};
+use crate::flash::{BlockState, Lpn, Ppn};
 use crate::mem::prefetch;
 
 impl Ssd {
+    /// The one conversion of the host's `u64` LPN to the FTL's `Lpn`: in
+    /// range, it fits in 32 bits.
     #[inline]
     pub(super) fn check_lpn(&self, lpn: u64) -> Result<Lpn, SimError> {
         if lpn < u64::from(self.logical_pages) {
-            Ok(lpn as Lpn)
+            Ok(Lpn::new(lpn as u32))
         } else {
             Err(SimError::OutOfRange {
                 lpn,
@@ -70,10 +72,10 @@ impl Ssd {
         content: u64,
     ) -> Result<(), SimError> {
         self.now += 1;
-        let old = self.l2p[lpn as usize];
-        if old.ppn != NONE {
+        let old = self.l2p[lpn.index()];
+        if !old.ppn.is_none() {
             // Unmap before allocating: GC must not migrate the page this write kills.
-            self.l2p[lpn as usize].ppn = NONE;
+            self.l2p[lpn.index()].ppn = Ppn::NONE;
             self.invalidate(old);
         }
         let frontier = self.placement.host_frontier(stream);
@@ -82,7 +84,7 @@ impl Ssd {
         self.counters.host_write_pages += 1;
         self.program(ppn, lpn, content);
         self.log(FlashOp::Program { ppn, gc: false });
-        self.l2p[lpn as usize] = MapEntry {
+        self.l2p[lpn.index()] = MapEntry {
             ppn,
             written_at: self.now as u32,
         };
@@ -142,12 +144,12 @@ impl Ssd {
             self.map_access(lpn, false)?;
         }
         self.counters.host_read_pages += 1;
-        let ppn = self.l2p[lpn as usize].ppn;
-        if ppn == NONE {
+        let ppn = self.l2p[lpn.index()].ppn;
+        if ppn.is_none() {
             self.counters.host_read_unmapped_pages += 1;
             return Ok(None);
         }
-        let content = self.content.as_ref().map_or(0, |c| c[ppn as usize]);
+        let content = self.content.as_ref().map_or(0, |c| c[ppn.index()]);
         self.log(FlashOp::Read { ppn, gc: false });
         Ok(Some(PageRead { ppn, content }))
     }
@@ -164,12 +166,12 @@ impl Ssd {
         if self.cmt.is_some() {
             self.map_access(lpn, false)?;
         }
-        let old = self.l2p[lpn as usize];
-        if old.ppn != NONE {
+        let old = self.l2p[lpn.index()];
+        if !old.ppn.is_none() {
             if self.cmt.is_some() {
                 self.map_dirty(lpn);
             }
-            self.l2p[lpn as usize] = UNMAPPED;
+            self.l2p[lpn.index()] = UNMAPPED;
             self.invalidate(old);
             if self.durability.is_some() {
                 self.durable_record(durability::RecordKind::Trim { lpn });
@@ -199,15 +201,15 @@ impl Ssd {
     /// The physical page an LPN maps to (`get_ppn`).
     pub fn lookup(&self, lpn: u64) -> Option<Ppn> {
         let lpn = self.check_lpn(lpn).ok()?;
-        let ppn = self.l2p[lpn as usize].ppn;
-        (ppn != NONE).then_some(ppn)
+        let ppn = self.l2p[lpn.index()].ppn;
+        (!ppn.is_none()).then_some(ppn)
     }
 
     /// The content tag of `lpn`'s data (content tracking on), without
     /// counting a host read; `None` when it holds no data.
     pub fn content_of(&self, lpn: u64) -> Option<u64> {
         let ppn = self.lookup(lpn)?;
-        Some(self.content.as_ref().map_or(0, |c| c[ppn as usize]))
+        Some(self.content.as_ref().map_or(0, |c| c[ppn.index()]))
     }
 
     /// The stream the block holding `ppn` was opened for.
@@ -217,8 +219,11 @@ impl Ssd {
 
     /// The LPN stored in a physical page's OOB, if the page holds live data (`get_lpn`).
     pub fn reverse_lookup(&self, ppn: Ppn) -> Option<Lpn> {
-        let lpn = *self.oob_lpn.get(ppn as usize)?;
-        (lpn != NONE && self.l2p[lpn as usize].ppn == ppn).then_some(lpn)
+        if ppn.is_none() {
+            return None;
+        }
+        let lpn = *self.oob_lpn.get(ppn.index())?;
+        (!lpn.is_none() && self.l2p[lpn.index()].ppn == ppn).then_some(lpn)
     }
 
     // Inlined into the write loop: out of line its prologue and epilogue
@@ -246,7 +251,7 @@ impl Ssd {
             "invalidating a page of block {block} with no valid pages"
         );
         self.blocks.valid[b] -= 1;
-        self.valid_bits[(ppn / 64) as usize] &= !(1u64 << (ppn % 64));
+        clear_valid_bit(&mut self.valid_bits, ppn);
         if self.blocks.state[b] == BlockState::Full {
             victim_index(
                 &mut self.victims,
@@ -273,10 +278,10 @@ impl Ssd {
     /// Returns the page's block.
     #[inline(always)]
     pub(super) fn program_cells(&mut self, ppn: Ppn, lpn: Lpn, content: u64) -> u32 {
-        self.oob_lpn[ppn as usize] = lpn;
-        self.valid_bits[(ppn / 64) as usize] |= 1u64 << (ppn % 64);
+        self.oob_lpn[ppn.index()] = lpn;
+        set_valid_bit(&mut self.valid_bits, ppn);
         if let Some(c) = &mut self.content {
-            c[ppn as usize] = content;
+            c[ppn.index()] = content;
         }
         self.counters.nand_write_pages += 1;
         let block = self.geo.block_of(ppn);

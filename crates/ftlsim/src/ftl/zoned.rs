@@ -12,7 +12,7 @@
 use super::{FlashOp, MapEntry, Ssd};
 use crate::config::Config;
 use crate::error::SimError;
-use crate::flash::{BlockState, NONE};
+use crate::flash::{BlockState, Ppn};
 use crate::request::{Completion, Request};
 
 #[derive(Debug, Clone)]
@@ -55,11 +55,11 @@ impl Ssd {
     fn write_zoned_page(&mut self, lpn: u64, content: u64) -> Result<(), SimError> {
         let lpn = self.check_lpn(lpn)?;
         let zones = self.zones.as_mut().expect("zoned device");
-        let zone = lpn / zones.zone_pages;
+        let zone = lpn.get() / zones.zone_pages;
         let z = zone as usize;
         let wp = zones.write_ptr[z];
         let expected = zone * zones.zone_pages + wp;
-        if lpn != expected {
+        if lpn.get() != expected {
             return Err(SimError::BadRequest(format!(
                 "zoned device: write to page {lpn}, but zone {zone} is written only at its write pointer, page {expected}"
             )));
@@ -78,7 +78,7 @@ impl Ssd {
             zones.open -= 1;
         }
         // The identity mapping: page `lpn` of the namespace is PPN `lpn`.
-        let ppn = lpn;
+        let ppn = Ppn::new(lpn.get());
         let block = self.geo.block_of(ppn);
         let b = block as usize;
         match self.blocks.state[b] {
@@ -97,14 +97,17 @@ impl Ssd {
             }
             BlockState::Full => unreachable!("zoned blocks never close"),
         }
-        debug_assert_eq!(self.blocks.write_ptr[b], ppn % self.geo.pages_per_block);
+        debug_assert_eq!(
+            self.blocks.write_ptr[b],
+            ppn.offset(self.geo.pages_per_block)
+        );
         self.blocks.write_ptr[b] += 1;
         self.now += 1;
         self.counters.host_write_pages += 1;
         // Written blocks stay Open: a zone's blocks never close into the victim index.
         self.program_cells(ppn, lpn, content);
         self.log(FlashOp::Program { ppn, gc: false });
-        self.l2p[lpn as usize] = MapEntry {
+        self.l2p[lpn.index()] = MapEntry {
             ppn,
             written_at: self.now as u32,
         };
@@ -181,7 +184,7 @@ impl Ssd {
             return fail(format!("{open} zones are open but {} counted", zones.open));
         }
         for (lpn, e) in self.l2p.iter().enumerate() {
-            if e.ppn != NONE && e.ppn != lpn as u32 {
+            if !e.ppn.is_none() && e.ppn.index() != lpn {
                 return fail(format!("page {lpn} maps to PPN {}", e.ppn));
             }
         }

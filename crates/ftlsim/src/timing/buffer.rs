@@ -105,14 +105,14 @@ impl WriteBuffer {
                 let drained = engine.schedule_at(ops, start_at, in_at);
                 for op in ops.iter() {
                     if let FlashOp::Program { ppn, gc: false } = *op {
-                        self.hold(ppn, drained);
+                        self.hold(ppn.get(), drained);
                     }
                 }
                 in_at
             }
             Op::Read => {
                 ops.retain(|op| match *op {
-                    FlashOp::Read { ppn, gc: false } => !self.read_hit(ppn),
+                    FlashOp::Read { ppn, gc: false } => !self.read_hit(ppn.get()),
                     _ => true,
                 });
                 engine.schedule(ops, start_at)

@@ -388,6 +388,7 @@ impl Engine {
         while let Some(&op) = rest.next() {
             let end = match op {
                 FlashOp::Read { ppn, gc } => {
+                    let ppn = ppn.get();
                     let lun = self.striping.lun_of_page(ppn) as usize;
                     let sensed = match self.suspend_ns {
                         Some(overheads) if FEATURES && !gc => {
@@ -412,6 +413,7 @@ impl Engine {
                     end
                 }
                 FlashOp::Program { ppn, gc } => {
+                    let ppn = ppn.get();
                     // A GC copy's data is ready once its read has reached the
                     // controller; reads and programs of one reclaim pair up in order.
                     let data_at = match self.gc_read_done.get(gc_next) {
@@ -435,7 +437,12 @@ impl Engine {
                 }
                 FlashOp::Erase { block } => self.erase::<FEATURES, LOG>(block, now, ready_at),
                 FlashOp::MapRead { ppn } => {
-                    return done_at.max(self.map_read_then(ppn, rest.as_slice(), now, ready_at));
+                    return done_at.max(self.map_read_then(
+                        ppn.get(),
+                        rest.as_slice(),
+                        now,
+                        ready_at,
+                    ));
                 }
             };
             done_at = done_at.max(end);
@@ -650,6 +657,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::flash::Ppn;
     use crate::timing::TimingMode;
 
     fn params(channels: u32, luns_per_channel: u32) -> TimingParams {
@@ -692,12 +700,24 @@ mod tests {
         let p = params(1, 1);
         let mut e = Engine::new(&p, 64);
         assert_eq!(
-            e.schedule(&[FlashOp::Read { ppn: 0, gc: false }], 100),
+            e.schedule(
+                &[FlashOp::Read {
+                    ppn: Ppn::new(0),
+                    gc: false
+                }],
+                100
+            ),
             100 + p.read_ns + p.transfer_ns
         );
         let mut e = Engine::new(&p, 64);
         assert_eq!(
-            e.schedule(&[FlashOp::Program { ppn: 0, gc: false }], 0),
+            e.schedule(
+                &[FlashOp::Program {
+                    ppn: Ppn::new(0),
+                    gc: false
+                }],
+                0
+            ),
             p.transfer_ns + p.program_ns
         );
     }
@@ -706,12 +726,30 @@ mod tests {
     fn a_busy_lun_delays_the_next_operation_and_others_run_in_parallel() {
         let p = params(2, 1);
         let mut e = Engine::new(&p, 64);
-        let first = e.schedule(&[FlashOp::Program { ppn: 0, gc: false }], 0);
+        let first = e.schedule(
+            &[FlashOp::Program {
+                ppn: Ppn::new(0),
+                gc: false,
+            }],
+            0,
+        );
         // Same LUN: waits for the program; the transfer overlaps it.
-        let same = e.schedule(&[FlashOp::Program { ppn: 2, gc: false }], 0);
+        let same = e.schedule(
+            &[FlashOp::Program {
+                ppn: Ppn::new(2),
+                gc: false,
+            }],
+            0,
+        );
         assert_eq!(same, first + p.program_ns);
         // Other LUN, other channel: fully parallel.
-        let other = e.schedule(&[FlashOp::Program { ppn: 1, gc: false }], 0);
+        let other = e.schedule(
+            &[FlashOp::Program {
+                ppn: Ppn::new(1),
+                gc: false,
+            }],
+            0,
+        );
         assert_eq!(other, first);
     }
 
@@ -720,9 +758,15 @@ mod tests {
         let p = params(2, 2);
         let mut e = Engine::new(&p, 8);
         let ops = [
-            FlashOp::Read { ppn: 8, gc: true },
+            FlashOp::Read {
+                ppn: Ppn::new(8),
+                gc: true,
+            },
             FlashOp::Erase { block: 1 },
-            FlashOp::Program { ppn: 1, gc: true },
+            FlashOp::Program {
+                ppn: Ppn::new(1),
+                gc: true,
+            },
         ];
         let done = e.schedule(&ops, 0);
         // LUN 1 erases then programs; the copy's data arrived long before.

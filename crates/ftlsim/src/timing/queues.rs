@@ -165,7 +165,7 @@ impl QueueReplay {
                     FlashOp::Read { ppn, .. }
                     | FlashOp::Program { ppn, .. }
                     | FlashOp::MapRead { ppn } => {
-                        let lun = self.striping.lun_of_page(ppn) as usize;
+                        let lun = self.striping.lun_of_page(ppn.get()) as usize;
                         self.sampler.note(lun, now, next_end());
                     }
                     FlashOp::Erase { block } => {
