@@ -312,7 +312,7 @@ impl Ssd {
         self.log(FlashOp::Program { ppn, gc: false });
         self.l2p[lpn.index()] = MapEntry {
             ppn,
-            written_at: self.now as u32,
+            written_at: self.now_pages as u32,
         };
         Ok(())
     }

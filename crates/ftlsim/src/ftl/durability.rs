@@ -140,7 +140,7 @@ pub(crate) struct Durability {
     /// The next sequence number.
     pub seq: u64,
     pub checkpoint_interval_pages: u64,
-    pub next_checkpoint_at: u64,
+    pub next_checkpoint_at_pages: u64,
     pub checkpoint_pages_each: u64,
     /// Operations (page programs, erases, journal appends and pages,
     /// checkpoint pages) left before the armed cut; `u64::MAX` = none.
@@ -200,7 +200,7 @@ impl Durability {
             // 0 is never used, so "below the checkpoint" needs no special case.
             seq: 1,
             checkpoint_interval_pages: cfg.ftl.checkpoint_interval_pages,
-            next_checkpoint_at: cfg.ftl.checkpoint_interval_pages,
+            next_checkpoint_at_pages: cfg.ftl.checkpoint_interval_pages,
             checkpoint_pages_each: checkpoint_bytes.div_ceil(page_bytes).max(1),
             ops_left: u64::MAX,
             frozen: false,
@@ -522,7 +522,7 @@ impl super::Ssd {
         stream: u16,
         content: u64,
     ) -> Result<(), crate::SimError> {
-        self.now += 1;
+        self.now_pages += 1;
         let frontier = self.placement.host_frontier(stream);
         let ppn = self.next_page(frontier, true)?;
         self.unmap_after_allocating(lpn);
@@ -531,7 +531,7 @@ impl super::Ssd {
         self.log(super::FlashOp::Program { ppn, gc: false });
         self.l2p[lpn.index()] = super::MapEntry {
             ppn,
-            written_at: self.now as u32,
+            written_at: self.now_pages as u32,
         };
         self.durable_host_write(ppn, lpn, content);
         Ok(())
@@ -559,12 +559,12 @@ impl super::Ssd {
     /// A host page was programmed at `ppn` and the mapping updated.
     #[inline(never)]
     pub(super) fn durable_host_write(&mut self, ppn: Ppn, lpn: Lpn, content: u64) {
-        let now = self.now;
+        let now = self.now_pages;
         let d = self.durability.as_mut().expect("tracking on");
         d.host_program(ppn, lpn, content);
-        let due = d.checkpoint_interval_pages > 0 && now >= d.next_checkpoint_at;
+        let due = d.checkpoint_interval_pages > 0 && now >= d.next_checkpoint_at_pages;
         if due {
-            d.next_checkpoint_at = now + d.checkpoint_interval_pages;
+            d.next_checkpoint_at_pages = now + d.checkpoint_interval_pages;
             self.write_checkpoint();
         }
         self.sync_meta_pages();

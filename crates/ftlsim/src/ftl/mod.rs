@@ -142,7 +142,7 @@ pub struct Ssd {
     placement: Placement,
     gc_rng: Xoshiro256PlusPlus,
     /// Logical time: host page writes so far.
-    now: u64,
+    now_pages: u64,
     next_seq: u64,
     gc_low: u32,
     gc_high: u32,
@@ -270,7 +270,7 @@ impl Ssd {
             frontiers,
             placement,
             gc_rng: rng::stream(cfg.workload.seed, "gc"),
-            now: 0,
+            now_pages: 0,
             next_seq: 0,
             gc_low,
             gc_high: cfg.ftl.gc_high_watermark.max(gc_low),
@@ -320,7 +320,7 @@ impl Ssd {
 
     /// Logical time: host page writes so far.
     pub fn now(&self) -> u64 {
-        self.now
+        self.now_pages
     }
 
     /// Flash blocks in the free pool (whole reclaim units under FDP).

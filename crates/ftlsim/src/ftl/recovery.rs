@@ -299,7 +299,7 @@ impl Ssd {
         }
 
         // 6. The mapping, valid pages and sharing state.
-        let now = self.now as u32;
+        let now = self.now_pages as u32;
         let mut merges = Vec::new();
         for (lpn, &data) in map.iter().enumerate() {
             if data == NO_DATA {

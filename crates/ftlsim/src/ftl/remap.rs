@@ -116,7 +116,7 @@ impl Ssd {
     /// Maps `len` pages at `dst` to the pages of `src`; both stay mapped.
     pub fn clone_range(&mut self, src: u64, dst: u64, len: u64) -> Result<(), SimError> {
         let (src, dst, pages) = self.check_range_request(Kind::Clone, src, dst, len)?;
-        let now = self.now as u32;
+        let now = self.now_pages as u32;
         self.set_in_remap(true);
         for i in 0..pages {
             let (s, d) = (src + i, dst + i);

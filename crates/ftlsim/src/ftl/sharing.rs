@@ -224,7 +224,7 @@ impl Ssd {
 
     /// `lpn` no longer maps to `ppn`; the page dies with its last reference.
     pub(super) fn drop_ref(&mut self, lpn: Lpn, ppn: Ppn) {
-        let now = self.now as u32;
+        let now = self.now_pages as u32;
         let s = self.sharing.as_mut().expect("sharing on");
         let p = ppn.index();
         debug_assert!(
@@ -314,8 +314,8 @@ impl Ssd {
         stream: u16,
         content: u64,
     ) -> Result<(), SimError> {
-        self.now += 1;
-        let now = self.now as u32;
+        self.now_pages += 1;
+        let now = self.now_pages as u32;
         let old = self.l2p[lpn.index()].ppn;
         let duplicate = self
             .sharing
@@ -408,7 +408,7 @@ impl Ssd {
 
     /// Takes the sharing state of a page GC is about to migrate (call before the erase).
     pub(super) fn stage_shared(&mut self, ppn: Ppn) -> GcPage {
-        let now = self.now as u32;
+        let now = self.now_pages as u32;
         let s = self.sharing.as_mut().expect("sharing on");
         let p = ppn.index();
         let page = s.pages[p];

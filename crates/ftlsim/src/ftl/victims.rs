@@ -24,7 +24,7 @@ impl Ssd {
             0 => &mut self.victims,
             g => &mut self.group_victims[g as usize - 1],
         };
-        index.choose(&self.blocks, &mut self.gc_rng, self.now)
+        index.choose(&self.blocks, &mut self.gc_rng, self.now_pages)
     }
 
     pub(super) fn group_victims_mut(&mut self, group: u32) -> &mut VictimIndex {

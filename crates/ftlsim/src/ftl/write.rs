@@ -71,7 +71,7 @@ impl Ssd {
         stream: u16,
         content: u64,
     ) -> Result<(), SimError> {
-        self.now += 1;
+        self.now_pages += 1;
         let old = self.l2p[lpn.index()];
         if !old.ppn.is_none() {
             // Unmap before allocating: GC must not migrate the page this write kills.
@@ -86,7 +86,7 @@ impl Ssd {
         self.log(FlashOp::Program { ppn, gc: false });
         self.l2p[lpn.index()] = MapEntry {
             ppn,
-            written_at: self.now as u32,
+            written_at: self.now_pages as u32,
         };
         Ok(())
     }
@@ -232,7 +232,7 @@ impl Ssd {
     pub(super) fn invalidate(&mut self, old: MapEntry) {
         let b = self.invalidate_page(old.ppn);
         if let Some(h) = &mut self.survival {
-            let age = u64::from((self.now as u32).wrapping_sub(old.written_at));
+            let age = u64::from((self.now_pages as u32).wrapping_sub(old.written_at));
             h.record(age);
             if self.stream_survival.is_some() {
                 self.record_stream_survival(b, age);
@@ -287,7 +287,7 @@ impl Ssd {
         let block = self.geo.block_of(ppn);
         let b = block as usize;
         self.blocks.valid[b] += 1;
-        self.blocks.last_write_at[b] = self.now;
+        self.blocks.last_write_at[b] = self.now_pages;
         block
     }
 }

@@ -102,14 +102,14 @@ impl Ssd {
             ppn.offset(self.geo.pages_per_block)
         );
         self.blocks.write_ptr[b] += 1;
-        self.now += 1;
+        self.now_pages += 1;
         self.counters.host_write_pages += 1;
         // Written blocks stay Open: a zone's blocks never close into the victim index.
         self.program_cells(ppn, lpn, content);
         self.log(FlashOp::Program { ppn, gc: false });
         self.l2p[lpn.index()] = MapEntry {
             ppn,
-            written_at: self.now as u32,
+            written_at: self.now_pages as u32,
         };
         Ok(())
     }

@@ -224,7 +224,7 @@ impl VictimIndex {
         &mut self,
         blocks: &impl SegmentView,
         rng: &mut Xoshiro256PlusPlus,
-        now: u64,
+        now_pages: u64,
     ) -> Option<u32> {
         if self.len == 0 {
             return None;
@@ -264,7 +264,7 @@ impl VictimIndex {
                 }
                 best
             }
-            GcPolicy::CostBenefit => self.choose_cost_benefit(blocks, now),
+            GcPolicy::CostBenefit => self.choose_cost_benefit(blocks, now_pages),
         };
         self.remove(victim, blocks);
         Some(victim)
@@ -274,7 +274,7 @@ impl VictimIndex {
     /// age in logical time since the block was last programmed. A scan of the
     /// full blocks: O(blocks) per victim, acceptable for a policy studied on
     /// small and medium devices.
-    fn choose_cost_benefit(&self, blocks: &impl SegmentView, now: u64) -> u32 {
+    fn choose_cost_benefit(&self, blocks: &impl SegmentView, now_pages: u64) -> u32 {
         let set = self.set.as_ref().expect("cost-benefit keeps a set");
         let ppb = f64::from(self.pages_per_block);
         let mut best = NONE;
@@ -285,7 +285,7 @@ impl VictimIndex {
                 return block;
             }
             let u = f64::from(valid) / ppb;
-            let age = (now.saturating_sub(blocks.last_write_at(block)) + 1) as f64;
+            let age = (now_pages.saturating_sub(blocks.last_write_at(block)) + 1) as f64;
             let score = age * (1.0 - u) / (2.0 * u);
             if score > best_score || (score == best_score && block < best) {
                 best = block;
