@@ -1,7 +1,7 @@
 //! Page numbers: a logical page (what the host addresses) and a physical page
 //! (where the FTL put it), each a type of its own, so that one cannot pass
-//! for the other or for a block number. Both are 32 bits, as the maps that
-//! hold them store them: 4 bytes per entry, 16 TiB of 4 KiB pages.
+//! for the other or for a block number. Both are 32 bits wide, as the maps
+//! store them: 4 bytes per entry, enough for 16 TiB of 4 KiB pages.
 //!
 //! Block numbers stay `u32`: the free pool, the victim index and the op
 //! log count blocks for the log layer above the device too, and under FDP
