@@ -3,7 +3,7 @@
 //! layers.
 
 mod clock;
-pub mod feed;
+mod feed;
 pub mod lsm;
 pub mod recorder;
 pub mod report;
@@ -21,7 +21,7 @@ use crate::workload::Generator;
 pub use clock::pipeline_allowed;
 use clock::{Clock, Inline, Untimed};
 use feed::{External, Feed, Synthetic};
-use lsm::LsmRun;
+use lsm::LsmSource;
 use recorder::Recorder;
 pub use report::Report;
 use std::sync::atomic::AtomicBool;
@@ -72,14 +72,15 @@ enum Workload {
     Mix,
     /// The external source (a trace).
     External,
+    /// The LSM engine's operations: the load's inserts (`load`) or the
+    /// workload's.
+    Kv { load: bool },
 }
 
-/// The SSD alone (static dispatch), a stack of host layers over it, or
-/// the LSM engine of a YCSB run on it.
+/// The SSD alone (static dispatch), or a stack of host layers over it.
 enum Device {
     Plain(Ssd),
     Stacked(Stack),
-    Lsm(Box<LsmRun>),
 }
 
 impl Device {
@@ -87,7 +88,6 @@ impl Device {
         match self {
             Device::Plain(ssd) => ssd,
             Device::Stacked(stack) => stack.ssd(),
-            Device::Lsm(run) => run.ssd(),
         }
     }
 
@@ -95,7 +95,6 @@ impl Device {
         match self {
             Device::Plain(ssd) => ssd,
             Device::Stacked(stack) => stack.ssd_mut(),
-            Device::Lsm(run) => run.ssd_mut(),
         }
     }
 
@@ -105,7 +104,6 @@ impl Device {
         match self {
             Device::Plain(ssd) => ssd.layer_stats(&mut out),
             Device::Stacked(stack) => stack.layer_stats(&mut out),
-            Device::Lsm(run) => run.ssd().layer_stats(&mut out),
         }
         out
     }
@@ -120,6 +118,8 @@ struct Driver {
     generator: Generator,
     synthetic: Synthetic,
     external: Option<External>,
+    /// The LSM engine of a YCSB run, a source over the device.
+    lsm: Option<LsmSource>,
     recorder: Recorder,
     timer: Option<Timer>,
     req: Request,
@@ -195,7 +195,7 @@ impl Simulation {
         sim.measure(&mut |_| {})?;
         let record = match &mut sim.device {
             Device::Stacked(stack) => stack.take_record().unwrap_or_default(),
-            Device::Plain(_) | Device::Lsm(_) => Vec::new(),
+            Device::Plain(_) => Vec::new(),
         };
         Ok(Arc::new(crate::host::oracle::remaining_lifetimes(
             &record,
@@ -214,9 +214,7 @@ impl Simulation {
         // Workloads address the top of the stack.
         let logical = cfg.host_pages();
         let ycsb = cfg.workload.kind == WorkloadType::Ycsb;
-        let device = if ycsb {
-            Device::Lsm(Box::new(LsmRun::new(cfg, ssd)?))
-        } else if cfg.host.layers.is_empty() {
+        let device = if cfg.host.layers.is_empty() {
             Device::Plain(ssd)
         } else {
             let mut stack = Stack::new(cfg, ssd);
@@ -224,6 +222,10 @@ impl Simulation {
                 stack.foresee(&Self::foresee(cfg, options)?);
             }
             Device::Stacked(stack)
+        };
+        let lsm = match ycsb {
+            true => Some(LsmSource::new(cfg, logical)?),
+            false => None,
         };
         let window = cfg
             .metrics
@@ -275,6 +277,7 @@ impl Simulation {
                 generator,
                 synthetic: Synthetic::default(),
                 external: driver_external,
+                lsm,
                 recorder: Recorder::new(window, options.check, options.cancel.clone()),
                 timer,
                 req: Request::default(),
@@ -365,6 +368,14 @@ impl Simulation {
         if self.end_of_life.is_some() {
             return Ok(());
         }
+        // A YCSB run's every phase is the engine's: the load's inserts in
+        // the precondition (or as the measured workload), then its operations.
+        let workload = match self.driver.lsm {
+            Some(_) => Workload::Kv {
+                load: phase == Phase::Precondition || self.cfg.workload.ycsb == YcsbWorkload::Load,
+            },
+            None => workload,
+        };
         let (max_pages, max_requests) = match amount {
             Measured::Pages(p) => (p, u64::MAX),
             Measured::Requests(r) => (u64::MAX, r),
@@ -385,25 +396,6 @@ impl Simulation {
                 None => driver.drive(ssd, phase, workload, budget, progress),
             },
             Device::Stacked(stack) => driver.drive(stack, phase, workload, budget, progress),
-            Device::Lsm(run) => {
-                let load =
-                    phase == Phase::Precondition || self.cfg.workload.ycsb == YcsbWorkload::Load;
-                // The precondition (the load) comes as pages, the measured
-                // window as requests: either way, operations.
-                let count = match phase {
-                    Phase::Warmup => 0,
-                    _ => max_pages.min(max_requests),
-                };
-                run.drive(
-                    load,
-                    count,
-                    &mut driver.recorder,
-                    phase,
-                    budget.done_before,
-                    budget.total,
-                    progress,
-                )
-            }
         };
         self.done += match amount {
             Measured::Pages(p) | Measured::Requests(p) if p != u64::MAX => p,
@@ -461,10 +453,8 @@ impl Simulation {
             });
             timer.attach(self.device.ssd_mut());
         }
-        if let Device::Lsm(run) = &mut self.device {
-            // The engine issues its requests itself: the timer goes under it.
-            run.attach_timer(self.driver.timer.take());
-            run.start_measuring();
+        if let Some(lsm) = &mut self.driver.lsm {
+            lsm.start_measuring();
         }
         let workload = match (self.driver.external.is_some(), measured) {
             (true, _) => Workload::External,
@@ -476,11 +466,6 @@ impl Simulation {
 
     /// The report of the measured window.
     pub fn finish(mut self) -> Result<Report, SimError> {
-        if let Device::Lsm(run) = &mut self.device {
-            if self.driver.timer.is_none() {
-                self.driver.timer = run.detach_timer();
-            }
-        }
         let start = self.driver.recorder.measure_start.unwrap_or_default();
         // A last, partial window: kept when it is at least half a window
         // (a sliver of a window gives a WAF that is mostly noise) or when
@@ -497,14 +482,15 @@ impl Simulation {
             match &self.device {
                 Device::Plain(ssd) => self.driver.recorder.sample(ssd, Phase::Measure)?,
                 Device::Stacked(stack) => self.driver.recorder.sample(stack, Phase::Measure)?,
-                Device::Lsm(run) => self.driver.recorder.sample(run.ssd(), Phase::Measure)?,
             }
         }
         if self.driver.recorder.check && self.end_of_life.is_none() {
+            if let Some(lsm) = &self.driver.lsm {
+                lsm.check_invariants()?;
+            }
             match &self.device {
                 Device::Plain(ssd) => ssd.check_invariants()?,
                 Device::Stacked(stack) => stack.check_invariants()?,
-                Device::Lsm(run) => run.check_invariants()?,
             }
         }
         let layers: Vec<LayerStats> = self
@@ -539,12 +525,11 @@ impl Simulation {
             _ => None,
         };
         let window = report::Window::of(&m, empty_reason);
-        let lsm = match &mut self.device {
-            Device::Lsm(run) => {
-                Some(run.report(window.waf, timing.as_ref().map(|t| t.sim_time_ns)))
-            }
-            _ => None,
-        };
+        let lsm = self
+            .driver
+            .lsm
+            .as_mut()
+            .map(|lsm| lsm.report(window.waf, timing.as_ref().map(|t| t.sim_time_ns)));
         let (cfg, ssd) = (&self.cfg, self.device.ssd());
         let wear = report::Wear::of(ssd);
         let streams = ssd
@@ -643,6 +628,34 @@ impl Driver {
                 };
                 run_loop(dev, feed, recorder, timer, phase, budget, progress)?
             }
+            Workload::Kv { load } => {
+                // The precondition (the load) comes as pages, the measured
+                // window as requests: either way, operations. The feed ends
+                // after them; that is not a source running out.
+                let count = match phase {
+                    Phase::Warmup => 0,
+                    _ => budget.max_pages.min(budget.max_requests),
+                };
+                let lsm = self
+                    .lsm
+                    .as_mut()
+                    .expect("a key-value workload has an engine");
+                let budget = Budget {
+                    max_pages: u64::MAX,
+                    max_requests: u64::MAX,
+                    ..budget
+                };
+                run_loop(
+                    dev,
+                    &mut lsm.feed(load, count),
+                    recorder,
+                    timer,
+                    phase,
+                    budget,
+                    progress,
+                )?;
+                false
+            }
         };
         self.source_exhausted |= ended;
         Ok(())
@@ -661,9 +674,11 @@ fn run_loop<D: Target, F: Feed>(
 ) -> Result<bool, SimError> {
     match timer {
         None => drive_requests(dev, feed, recorder, &mut Untimed, phase, budget, progress),
-        Some(t) if budget.pipeline && t.detachable() => clock::pipelined(dev, t, |dev, pipe| {
-            drive_requests(dev, feed, recorder, pipe, phase, budget, progress)
-        }),
+        Some(t) if budget.pipeline && t.detachable() && !F::CLOSED_LOOP => {
+            clock::pipelined(dev, t, |dev, pipe| {
+                drive_requests(dev, feed, recorder, pipe, phase, budget, progress)
+            })
+        }
         Some(t) => drive_requests(dev, feed, recorder, &mut Inline(t), phase, budget, progress),
     }
 }
@@ -685,23 +700,26 @@ fn drive_requests<D: Target, F: Feed, C: Clock>(
     let (mut written, mut requests) = (0u64, 0u64);
     let counts_pages = budget.max_pages != u64::MAX;
     while written < budget.max_pages && requests < budget.max_requests {
-        let Some(req) = feed.next(dev, budget.max_pages - written)? else {
+        let Some(req) = feed.next(dev, clock, budget.max_pages - written)? else {
             return Ok(true);
         };
         let ticket = clock.begin(dev, req)?;
         let result = dev.submit(req);
-        clock.finish(dev, ticket, result.is_err())?;
-        result?;
+        let timed = clock.finish(dev, ticket, result.is_err())?;
+        let done = result?;
         if req.op == Op::Write {
             written += u64::from(req.pages);
         }
+        feed.completed(&done, timed, clock)?;
         requests += 1;
-        let sampled = recorder.due(dev);
+        let sampled = feed.between_units() && recorder.due(dev);
         if sampled {
             recorder.sample(dev, phase)?;
         }
         if sampled || requests % PROGRESS_EVERY_REQUESTS == 0 {
-            let units = if counts_pages { written } else { requests };
+            let units = feed
+                .units_done()
+                .unwrap_or(if counts_pages { written } else { requests });
             progress(Progress {
                 phase,
                 done: budget.done_before + units,
