@@ -12,6 +12,7 @@ pub mod target;
 use crate::config::{Config, Precondition, WorkloadType, DEFAULT_WRITES};
 use crate::error::SimError;
 use crate::ftl::{Ssd, SsdOptions};
+use crate::host::oracle::Lifetimes;
 use crate::host::Stack;
 use crate::metrics::{Counters, LayerStats, Phase, StreamCounters};
 use crate::request::{BlockDevice, Op, Request, RequestSource};
@@ -77,36 +78,21 @@ enum Workload {
     Kv { load: bool },
 }
 
-/// The SSD alone (static dispatch), or a stack of host layers over it.
-enum Device {
-    Plain(Ssd),
-    Stacked(Stack),
+/// What the oracle of a stack (if it has one) knows of the future.
+enum Foresight {
+    /// Nothing yet: a pre-pass of the config's own workload learns it first.
+    Foresee,
+    /// This run is the pre-pass: the stack records what enters it.
+    Record,
+    /// Learned by a pre-pass already (a trace read twice).
+    Given(Lifetimes),
 }
 
-impl Device {
-    fn ssd(&self) -> &Ssd {
-        match self {
-            Device::Plain(ssd) => ssd,
-            Device::Stacked(stack) => stack.ssd(),
-        }
-    }
-
-    fn ssd_mut(&mut self) -> &mut Ssd {
-        match self {
-            Device::Plain(ssd) => ssd,
-            Device::Stacked(stack) => stack.ssd_mut(),
-        }
-    }
-
-    /// Every layer's statistics, top to bottom, the device last.
-    fn layer_stats(&self) -> Vec<LayerStats> {
-        let mut out = Vec::new();
-        match self {
-            Device::Plain(ssd) => ssd.layer_stats(&mut out),
-            Device::Stacked(stack) => stack.layer_stats(&mut out),
-        }
-        out
-    }
+/// Every layer's statistics, top to bottom, the device last.
+fn layer_stats(device: &Stack) -> Vec<LayerStats> {
+    let mut out = Vec::new();
+    device.layer_stats(&mut out);
+    out
 }
 
 /// Progress is reported every this many requests (and at every sample).
@@ -145,7 +131,8 @@ struct Budget {
 /// A run in its phases, so that callers (the bench) can time one phase alone.
 pub struct Simulation {
     cfg: Config,
-    device: Device,
+    /// The SSD and its host layers; none is the SSD alone, driven directly.
+    device: Stack,
     driver: Driver,
     done: u64,
     total: u64,
@@ -168,13 +155,13 @@ impl Simulation {
             )
             .into());
         }
-        Self::new_inner(cfg, options, false)
+        Self::new_inner(cfg, options, Foresight::Foresee)
     }
 
     /// The oracle's pre-pass: the same run with the oracle recording the
     /// address of every page written and trimmed, turned into each page
     /// write's remaining lifetime (see `host::oracle`).
-    fn foresee(cfg: &Config, options: &RunOptions) -> Result<Arc<Vec<u32>>, SimError> {
+    fn foresee(cfg: &Config, options: &RunOptions) -> Result<Lifetimes, SimError> {
         if cfg.workload.kind == WorkloadType::Trace {
             return Err(crate::ConfigError::new(
                 "host.layers[0].type",
@@ -182,28 +169,29 @@ impl Simulation {
             )
             .into());
         }
-        let sim = Self::new_inner(cfg, options, true)?;
+        let sim = Self::new_inner(cfg, options, Foresight::Record)?;
         sim.lifetimes_of_run(cfg)
     }
 
     /// Runs this (pre-pass) simulation to its end and turns the oracle's
     /// record into each page write's remaining lifetime.
-    fn lifetimes_of_run(mut self, cfg: &Config) -> Result<Arc<Vec<u32>>, SimError> {
+    fn lifetimes_of_run(mut self, cfg: &Config) -> Result<Lifetimes, SimError> {
         let sim = &mut self;
         sim.precondition(&mut |_| {})?;
         sim.warm_up(&mut |_| {})?;
         sim.measure(&mut |_| {})?;
-        let record = match &mut sim.device {
-            Device::Stacked(stack) => stack.take_record().unwrap_or_default(),
-            Device::Plain(_) => Vec::new(),
-        };
+        let record = sim.device.take_record();
         Ok(Arc::new(crate::host::oracle::remaining_lifetimes(
-            &record,
+            record.as_slice(),
             cfg.host_pages(),
         )))
     }
 
-    fn new_inner(cfg: &Config, options: &RunOptions, prepass: bool) -> Result<Self, SimError> {
+    fn new_inner(
+        cfg: &Config,
+        options: &RunOptions,
+        foresight: Foresight,
+    ) -> Result<Self, SimError> {
         let ssd = Ssd::new(
             cfg,
             &SsdOptions {
@@ -214,15 +202,16 @@ impl Simulation {
         // Workloads address the top of the stack.
         let logical = cfg.host_pages();
         let ycsb = cfg.workload.kind == WorkloadType::Ycsb;
-        let device = if cfg.host.layers.is_empty() {
-            Device::Plain(ssd)
-        } else {
-            let mut stack = Stack::new(cfg, ssd);
-            if cfg.host.has_oracle() && !prepass {
-                stack.foresee(&Self::foresee(cfg, options)?);
-            }
-            Device::Stacked(stack)
+        let record = matches!(foresight, Foresight::Record);
+        let future = match foresight {
+            Foresight::Foresee if cfg.host.has_oracle() => Some(Self::foresee(cfg, options)?),
+            Foresight::Given(future) => Some(future),
+            Foresight::Foresee | Foresight::Record => None,
         };
+        let mut device = Stack::foreseeing(cfg, ssd, future.as_ref());
+        if record {
+            device.start_recording();
+        }
         let lsm = match ycsb {
             true => Some(LsmSource::new(cfg, logical)?),
             false => None,
@@ -303,7 +292,7 @@ impl Simulation {
         options: &RunOptions,
         source: Box<dyn RequestSource>,
     ) -> Result<Self, SimError> {
-        let mut sim = Self::new_inner(cfg, options, false)?;
+        let mut sim = Self::new_inner(cfg, options, Foresight::Foresee)?;
         sim.attach(cfg, source);
         Ok(sim)
     }
@@ -317,14 +306,10 @@ impl Simulation {
         source: Box<dyn RequestSource>,
         prepass: Box<dyn RequestSource>,
     ) -> Result<Self, SimError> {
-        let mut pre = Self::new_inner(cfg, options, true)?;
+        let mut pre = Self::new_inner(cfg, options, Foresight::Record)?;
         pre.attach(cfg, prepass);
         let lifetimes = pre.lifetimes_of_run(cfg)?;
-        // `true`: the lifetimes are given here, not foreseen by a re-run.
-        let mut sim = Self::new_inner(cfg, options, true)?;
-        if let Device::Stacked(stack) = &mut sim.device {
-            stack.foresee(&lifetimes);
-        }
+        let mut sim = Self::new_inner(cfg, options, Foresight::Given(lifetimes))?;
         sim.attach(cfg, source);
         Ok(sim)
     }
@@ -347,6 +332,11 @@ impl Simulation {
 
     pub fn ssd(&self) -> &Ssd {
         self.device.ssd()
+    }
+
+    /// The SSD and its host layers.
+    pub fn device(&self) -> &Stack {
+        &self.device
     }
 
     /// Units of work the measured phase will do (pages, or requests for a mix).
@@ -389,13 +379,16 @@ impl Simulation {
             pipeline: self.driver.pipeline,
         };
         let driver = &mut self.driver;
-        let result = match &mut self.device {
-            // With sharing on, the SSD gets a loop of its own (see SharedSsd).
-            Device::Plain(ssd) => match target::SharedSsd::of(ssd) {
+        let result = if self.device.is_plain() {
+            // The SSD alone, statically dispatched; with sharing on it gets
+            // a loop of its own (see SharedSsd).
+            let ssd = self.device.ssd_mut();
+            match target::SharedSsd::of(ssd) {
                 Some(mut shared) => driver.drive(&mut shared, phase, workload, budget, progress),
                 None => driver.drive(ssd, phase, workload, budget, progress),
-            },
-            Device::Stacked(stack) => driver.drive(stack, phase, workload, budget, progress),
+            }
+        } else {
+            driver.drive(&mut self.device, phase, workload, budget, progress)
         };
         self.done += match amount {
             Measured::Pages(p) | Measured::Requests(p) if p != u64::MAX => p,
@@ -435,7 +428,7 @@ impl Simulation {
     /// The measured window.
     pub fn measure(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<(), SimError> {
         self.driver.recorder.measure_start = Some(self.ssd().counters);
-        self.layers_at_start = self.device.layer_stats();
+        self.layers_at_start = layer_stats(&self.device);
         self.streams_at_start = self.ssd().stream_counters.clone();
         self.device.ssd_mut().reset_survival();
         let measured = self.measured;
@@ -479,23 +472,21 @@ impl Simulation {
             .iter()
             .any(|r| r.phase == Phase::Measure);
         if since > 0 && (2 * since >= self.driver.recorder.window || !measured_sampled) {
-            match &self.device {
-                Device::Plain(ssd) => self.driver.recorder.sample(ssd, Phase::Measure)?,
-                Device::Stacked(stack) => self.driver.recorder.sample(stack, Phase::Measure)?,
+            match self.device.is_plain() {
+                true => self
+                    .driver
+                    .recorder
+                    .sample(self.device.ssd(), Phase::Measure)?,
+                false => self.driver.recorder.sample(&self.device, Phase::Measure)?,
             }
         }
         if self.driver.recorder.check && self.end_of_life.is_none() {
             if let Some(lsm) = &self.driver.lsm {
                 lsm.check_invariants()?;
             }
-            match &self.device {
-                Device::Plain(ssd) => ssd.check_invariants()?,
-                Device::Stacked(stack) => stack.check_invariants()?,
-            }
+            self.device.check_invariants()?;
         }
-        let layers: Vec<LayerStats> = self
-            .device
-            .layer_stats()
+        let layers: Vec<LayerStats> = layer_stats(&self.device)
             .iter()
             .zip(
                 self.layers_at_start
