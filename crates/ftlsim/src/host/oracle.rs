@@ -221,12 +221,12 @@ mod tests {
             max_open_zones: 0,
             seed: 1,
         };
-        let two = Oracle::new(&OracleConfig::default(), &space(2));
+        let two = Oracle::new(&OracleConfig::default(), &space(2), None);
         assert_eq!(
             [1, 999, 1000, 50_000, NEVER].map(|l| two.class(l)),
             [0, 0, 1, 1, 1]
         );
-        let four = Oracle::new(&OracleConfig::default(), &space(4));
+        let four = Oracle::new(&OracleConfig::default(), &space(4), None);
         // Bounds at N/4, N, 4N.
         assert_eq!(
             [100, 300, 1000, 3999, 4000, NEVER].map(|l| four.class(l)),
