@@ -486,7 +486,9 @@ impl Simulation {
             }
             self.device.check_invariants()?;
         }
-        let layers: Vec<LayerStats> = layer_stats(&self.device)
+        // A YCSB run's engine is the top row (over the window already).
+        let engine = self.driver.lsm.as_ref().map(LsmSource::layer_row);
+        let below = layer_stats(&self.device)
             .iter()
             .zip(
                 self.layers_at_start
@@ -494,7 +496,8 @@ impl Simulation {
                     .chain(std::iter::repeat(&LayerStats::default())),
             )
             .map(|(now, then)| now.since(then))
-            .collect();
+            .collect::<Vec<_>>();
+        let layers: Vec<LayerStats> = engine.into_iter().chain(below).collect();
         let timing = self
             .driver
             .timer

@@ -5,17 +5,49 @@ use serde::Serialize;
 
 use super::LsmSource;
 use crate::app::lsm::LsmStats;
+use crate::metrics::LayerStats;
 
 impl LsmSource {
-    /// The `lsm` section of the report: the measured window's counters.
-    pub fn report(&mut self, waf: Option<f64>, sim_time_ns: Option<u64>) -> LsmReport {
+    /// The engine's counters over the measured window, and now.
+    fn measured(&self) -> (LsmStats, LsmStats) {
         let now = self.db.stats();
         let start = self.stats_at_start.clone().unwrap_or_else(|| LsmStats {
             page_bytes: now.page_bytes,
             levels: vec![Default::default(); now.levels.len()],
             ..LsmStats::default()
         });
-        let s = now.since(&start);
+        (now.since(&start), now)
+    }
+
+    /// The engine as the top row of the report's `layers` (so that `tcwa`
+    /// counts it), over the measured window. Its `wa` is the `lsm`
+    /// section's `engine_wa`, exact in bytes; `write_pages_in` is the user
+    /// bytes rounded up to pages. Compactions are its cleaning: pages they
+    /// wrote below level 0 are its GC copies, each compaction a pass.
+    pub fn layer_row(&self) -> LayerStats {
+        let (s, _) = self.measured();
+        let page_bytes = u64::from(s.page_bytes.max(1));
+        LayerStats {
+            name: "lsm".to_string(),
+            write_pages_in: s.user_write_bytes.div_ceil(page_bytes),
+            write_pages_out: s.file_write_pages,
+            read_pages_out: s.file_read_pages,
+            trim_pages_out: s.file_trim_pages,
+            gc_copy_pages: s
+                .levels
+                .iter()
+                .skip(1)
+                .map(|l| l.compaction_write_pages)
+                .sum(),
+            gc_count: s.levels.iter().map(|l| l.compactions).sum(),
+            wa: (s.user_write_bytes > 0).then(|| s.engine_wa()),
+            ..LayerStats::default()
+        }
+    }
+
+    /// The `lsm` section of the report: the measured window's counters.
+    pub fn report(&mut self, waf: Option<f64>, sim_time_ns: Option<u64>) -> LsmReport {
+        let (s, now) = self.measured();
         let engine_wa = s.engine_wa();
         let levels = s
             .levels
