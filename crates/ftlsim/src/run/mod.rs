@@ -176,11 +176,8 @@ impl Simulation {
     /// Runs this (pre-pass) simulation to its end and turns the oracle's
     /// record into each page write's remaining lifetime.
     fn lifetimes_of_run(mut self, cfg: &Config) -> Result<Lifetimes, SimError> {
-        let sim = &mut self;
-        sim.precondition(&mut |_| {})?;
-        sim.warm_up(&mut |_| {})?;
-        sim.measure(&mut |_| {})?;
-        let record = sim.device.take_record();
+        self.run_phases(&mut |_| {})?;
+        let record = self.device.take_record();
         Ok(Arc::new(crate::host::oracle::remaining_lifetimes(
             record.as_slice(),
             cfg.host_pages(),
@@ -455,6 +452,15 @@ impl Simulation {
             (false, Measured::Requests(_)) => Workload::Mix,
         };
         self.phase(Phase::Measure, workload, measured, progress)
+    }
+
+    /// Every phase in order: precondition, warm-up, the measured window
+    /// (then [`Simulation::finish`] for the report; a front end may look at
+    /// the run in between, as `source_exhausted`).
+    pub fn run_phases(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<(), SimError> {
+        self.precondition(progress)?;
+        self.warm_up(progress)?;
+        self.measure(progress)
     }
 
     /// The report of the measured window.
@@ -735,8 +741,6 @@ pub fn run(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Report, SimError> {
     let mut sim = Simulation::new(cfg, options)?;
-    sim.precondition(progress)?;
-    sim.warm_up(progress)?;
-    sim.measure(progress)?;
+    sim.run_phases(progress)?;
     sim.finish()
 }
