@@ -238,13 +238,14 @@ impl Simulation {
             + match measured {
                 Measured::Requests(r) | Measured::Pages(r) => r,
             };
-        let timer = match cfg.timing {
-            Some(_) if cfg.workload.kind == WorkloadType::Trace => {
-                Some(Timer::new(cfg, ArrivalSource::Given)?)
-            }
-            Some(_) => Some(Timer::new(cfg, ArrivalSource::Synthetic)?),
-            None => None,
+        let arrivals = match cfg.workload.kind {
+            WorkloadType::Trace => ArrivalSource::Given,
+            _ => ArrivalSource::Synthetic,
         };
+        let timer = cfg
+            .timing
+            .as_ref()
+            .map(|t| Timer::new(t, &cfg.device, cfg.workload.seed, arrivals));
         // Built once: an application model's source asks it whether writes
         // carry content, and the driver draws from it.
         let generator = Generator::new(cfg);
