@@ -169,9 +169,7 @@ impl SimThread {
                     let mut progress = |p: ftlsim::Progress| {
                         *shared.lock().expect("not poisoned") = p.counters;
                     };
-                    sim.precondition(&mut progress)?;
-                    sim.warm_up(&mut progress)?;
-                    sim.measure(&mut progress)?;
+                    sim.run_phases(&mut progress)?;
                     if let Some(e) = record_error.lock().expect("not poisoned").take() {
                         return Err(LiveError::Recording(e));
                     }

@@ -6,47 +6,23 @@
 use ftlsim::host::Stack;
 use ftlsim::metrics::LayerStats;
 use ftlsim::request::{BlockDevice, Op, Request};
-use ftlsim::{SimError, Ssd, SsdOptions};
+use ftlsim::{SimError, SsdOptions};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::config::{guarded, load, sim_err, to_py_err};
 
-/// The device alone, or host layers over it.
-enum Inner {
-    Plain(Ssd),
-    Stacked(Stack),
-}
-
-impl Inner {
-    fn dev(&mut self) -> &mut dyn BlockDevice {
-        match self {
-            Inner::Plain(ssd) => ssd,
-            Inner::Stacked(stack) => stack,
-        }
-    }
-
-    fn ssd(&self) -> &Ssd {
-        match self {
-            Inner::Plain(ssd) => ssd,
-            Inner::Stacked(stack) => stack.ssd(),
-        }
-    }
-
-    /// The content tag of top-level page `lpn`, without counting a read.
-    fn content(&self, lpn: u64) -> Option<u64> {
-        match self {
-            Inner::Plain(ssd) => ssd.content_of(lpn),
-            Inner::Stacked(stack) => stack.ssd().content_of(stack.device_lpn(lpn)?),
-        }
-    }
+/// The content tag of top-level page `lpn`, without counting a read.
+fn content(stack: &Stack, lpn: u64) -> Option<u64> {
+    stack.ssd().content_of(stack.device_lpn(lpn)?)
 }
 
 /// A simulated device driven page by page from Python.
 #[pyclass(module = "ftlsim._native", unsendable)]
 pub struct Device {
-    inner: Inner,
+    /// The SSD and its host layers (none: the SSD alone).
+    inner: Stack,
     req: Request,
 }
 
@@ -63,7 +39,7 @@ impl Device {
         // How far ahead the map entry of a coming page is fetched: the
         // driver's own read-ahead distance.
         const AHEAD: usize = 16;
-        let dev = self.inner.dev();
+        let dev = &mut self.inner;
         let req = &mut self.req;
         for &lpn in lpns.iter().take(AHEAD) {
             dev.prefetch(lpn);
@@ -103,12 +79,7 @@ impl Device {
             track_content,
             survival: cfg.metrics.survival,
         };
-        let ssd = Ssd::new(&cfg, &options).map_err(sim_err)?;
-        let inner = if cfg.host.layers.is_empty() {
-            Inner::Plain(ssd)
-        } else {
-            Inner::Stacked(Stack::new(&cfg, ssd))
-        };
+        let inner = Stack::build(&cfg, &options).map_err(sim_err)?;
         Ok(Self {
             inner,
             req: Request::default(),
@@ -118,10 +89,7 @@ impl Device {
     /// Pages of the logical space at the top of the stack.
     #[getter]
     fn logical_pages(&self) -> u64 {
-        match &self.inner {
-            Inner::Plain(ssd) => u64::from(ssd.logical_pages()),
-            Inner::Stacked(stack) => stack.logical_pages(),
-        }
+        self.inner.logical_pages()
     }
 
     /// Writes one page per entry of `lpns` (in order) on `stream`, tagged
@@ -170,7 +138,7 @@ impl Device {
                 self.each_page(Op::Read, lpns, 0, 0, None)?;
                 Ok(lpns
                     .iter()
-                    .map(|&lpn| self.inner.content(lpn).map_or(-1, |c| c as i64))
+                    .map(|&lpn| content(&self.inner, lpn).map_or(-1, |c| c as i64))
                     .collect())
             })
             .map_err(sim_err)?;
@@ -195,11 +163,7 @@ impl Device {
 
     fn flush(&mut self) -> PyResult<()> {
         self.req.set(Op::Flush, 0, 0);
-        self.inner
-            .dev()
-            .submit(&self.req)
-            .map(|_| ())
-            .map_err(sim_err)
+        self.inner.submit(&self.req).map(|_| ()).map_err(sim_err)
     }
 
     /// Counters since the device was built, as JSON: `counters` (the
@@ -208,10 +172,7 @@ impl Device {
     fn stats_json(&self) -> PyResult<String> {
         let ssd = self.inner.ssd();
         let mut layers: Vec<LayerStats> = Vec::new();
-        match &self.inner {
-            Inner::Plain(ssd) => ssd.layer_stats(&mut layers),
-            Inner::Stacked(stack) => stack.layer_stats(&mut layers),
-        }
+        self.inner.layer_stats(&mut layers);
         let c = ssd.counters;
         let value = serde_json::json!({
             "counters": c,
@@ -224,11 +185,7 @@ impl Device {
 
     /// Checks every invariant of the device and its layers (slow).
     fn check(&self) -> PyResult<()> {
-        match &self.inner {
-            Inner::Plain(ssd) => ssd.check_invariants(),
-            Inner::Stacked(stack) => stack.check_invariants(),
-        }
-        .map_err(sim_err)
+        self.inner.check_invariants().map_err(sim_err)
     }
 }
 
@@ -236,10 +193,6 @@ impl Device {
     fn move_pages(&mut self, op: Op, src: u64, dst: u64, n: u32) -> PyResult<()> {
         self.req.set(op, dst, n);
         self.req.src_lpn = src;
-        self.inner
-            .dev()
-            .submit(&self.req)
-            .map(|_| ())
-            .map_err(sim_err)
+        self.inner.submit(&self.req).map(|_| ()).map_err(sim_err)
     }
 }

@@ -79,9 +79,7 @@ pub fn simulate_with(
     } else {
         Simulation::with_source(cfg, options, source)?
     };
-    sim.precondition(progress)?;
-    sim.warm_up(progress)?;
-    sim.measure(progress)?;
+    sim.run_phases(progress)?;
     let mut warnings = Vec::new();
     if skipped.get() > 0 {
         warnings.push(Warning::SkippedBadLines {

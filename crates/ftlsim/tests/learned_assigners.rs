@@ -59,11 +59,15 @@ fn drive(cfg: &Config, steps: &[Step]) -> Result<(), TestCaseError> {
         },
     )
     .unwrap();
-    let mut stack = Stack::new(cfg, ssd);
-    let n = stack.logical_pages();
-    if matches!(cfg.host.layers[0], LayerConfig::Oracle(_)) {
-        stack.foresee(&Arc::new(remaining_lifetimes(&record_of(steps, n), n)));
-    }
+    let n = cfg.host_pages();
+    let future = matches!(cfg.host.layers[0], LayerConfig::Oracle(_))
+        .then(|| Arc::new(remaining_lifetimes(&record_of(steps, n), n)));
+    let mut stack = Stack::foreseeing(cfg, ssd, future.as_ref());
+    assert_eq!(
+        stack.logical_pages(),
+        n,
+        "the record's space is the stack's"
+    );
     let mut model: HashMap<u64, u64> = HashMap::new();
     let mut req = Request::default();
     for (i, &(op, at, pages, context)) in steps.iter().enumerate() {

@@ -1,7 +1,5 @@
 //! What a host layer is: a block device over the layer below it.
 
-use std::sync::Arc;
-
 use crate::error::SimError;
 use crate::metrics::LayerStats;
 use crate::request::{BlockDevice, Completion, Hint, Op, Request};
@@ -48,16 +46,6 @@ pub trait HostLayer: Send {
     fn check(&self) -> Result<(), SimError> {
         Ok(())
     }
-
-    /// The oracle's pre-pass: the addresses it saw written and trimmed
-    /// (`oracle::remaining_lifetimes` reads them). `None`: not an oracle.
-    fn take_record(&mut self) -> Option<Vec<u64>> {
-        None
-    }
-
-    /// The oracle's future: each page write's remaining lifetime, in the
-    /// order the layer will see them. Other layers ignore it.
-    fn foresee(&mut self, _future: &Arc<Vec<u32>>) {}
 }
 
 /// Passes a request down unchanged but for writes, which go on `stream`:

@@ -3,8 +3,8 @@
 //! it; a [`Stack`] is the list of layers (top to bottom) over the device.
 //!
 //! A layer is a file here (a type that implements [`HostLayer`]), its keys
-//! in `config/host/` (serde, `deny_unknown_fields`, their checks), and its
-//! lines in the registry (`LayerConfig` there, the build arm in `registry.rs`).
+//! in `config/host/` (serde, `deny_unknown_fields`, `LayerKeys`), its line
+//! in the `layer_types!` list there and its build line in `registry.rs`.
 
 pub mod autostream;
 pub mod context_streams;

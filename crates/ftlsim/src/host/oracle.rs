@@ -3,14 +3,15 @@
 //! learned assigners approach.
 //!
 //! The future comes from a pre-pass: the run (`run/mod.rs`) first runs the
-//! same config with this layer recording the address of every page written
-//! and trimmed, then turns the record into each page write's remaining
-//! lifetime (page writes until the next write or trim of its address,
-//! [`remaining_lifetimes`]) and hands it to the layer of the real run
-//! ([`HostLayer::foresee`]). The layer counts the pages written through it
-//! to know which write is which, so it must be the top layer and the
-//! workload must replay identically (synthetic generators and application
-//! models do; a trace is refused).
+//! same config with the stack recording the address of every page written
+//! and trimmed as it enters the top ([`Record`], `Stack::start_recording`),
+//! then turns the record into each page write's remaining lifetime (page
+//! writes until the next write or trim of its address,
+//! [`remaining_lifetimes`]), with which the real run's stack builds this
+//! layer. The layer counts the pages written through it to know which
+//! write is which, so it must be the top layer and the workload must
+//! replay identically (synthetic generators and application models do; a
+//! trace is read twice, `Simulation::with_source_foreseen`).
 //!
 //! Classes are log-spaced around the logical space N: with S streams, a page
 //! that lives L page writes goes to stream ⌊log_r(L / N) + S/2⌋ (clamped to
@@ -35,6 +36,30 @@ pub const NEVER: u32 = u32::MAX;
 
 /// A trim in the pre-pass record (the rest of the word is its page).
 const TRIM: u64 = 1 << 63;
+
+/// The pre-pass's record: every page written or trimmed at the top of the
+/// stack, in order (8 bytes each).
+#[derive(Debug, Default)]
+pub struct Record(Vec<u64>);
+
+impl Record {
+    /// Notes the pages `req` writes or trims.
+    pub fn note(&mut self, req: &Request) {
+        match req.op {
+            Op::Write => self.0.extend(req.lpns()),
+            Op::Trim => self.0.extend(req.lpns().map(|lpn| lpn | TRIM)),
+            _ => {}
+        }
+    }
+
+    pub fn as_slice(&self) -> &[u64] {
+        &self.0
+    }
+}
+
+/// Each page write's remaining lifetime, in the order the oracle will see
+/// the writes: what the real run's oracle is built with.
+pub type Lifetimes = Arc<Vec<u32>>;
 
 /// The remaining lifetime of each page write of `record` (in page writes,
 /// saturating at `NEVER - 1`; `NEVER` if the page is not overwritten or
@@ -61,13 +86,13 @@ pub fn remaining_lifetimes(record: &[u64], pages: u64) -> Vec<u32> {
     out
 }
 
-/// The layer: recording (pre-pass) until it is handed the future.
+/// The layer: in the pre-pass (no future yet) it passes every request
+/// down as it came.
 pub struct Oracle {
     logical_pages: f64,
     streams: u16,
     log_ratio: f64,
-    record: Vec<u64>,
-    future: Option<Arc<Vec<u32>>>,
+    future: Option<Lifetimes>,
     /// Pages written through the layer: the index into `future`.
     written: u64,
     stats: LayerStats,
@@ -76,20 +101,24 @@ pub struct Oracle {
 }
 
 impl Oracle {
-    pub fn new(config: &OracleConfig, below: &LowerSpace) -> Self {
+    /// The layer over `below`; `future`: the pre-pass's lifetimes (`None`
+    /// in the pre-pass itself).
+    pub fn new(config: &OracleConfig, below: &LowerSpace, future: Option<&Lifetimes>) -> Self {
+        let logical_pages = below.pages.max(1) as f64;
+        let state_bytes = future.map_or(0, |f| (f.len() * 4) as u64);
         Self {
-            logical_pages: below.pages.max(1) as f64,
+            logical_pages,
             streams: below.streams.max(1),
             log_ratio: config.class_ratio.ln(),
-            record: Vec::new(),
-            future: None,
+            future: future.cloned(),
             written: 0,
             stats: LayerStats {
                 name: "oracle".to_string(),
                 ..LayerStats::default()
             },
             assigner: AssignerStats {
-                state_bytes_per_logical_page: 0.0,
+                state_bytes,
+                state_bytes_per_logical_page: state_bytes as f64 / logical_pages,
                 ..AssignerStats::default()
             },
             scratch: Request::default(),
@@ -129,18 +158,9 @@ impl HostLayer for Oracle {
         req: &Request,
         below: &mut dyn BlockDevice,
     ) -> Result<Completion, SimError> {
-        let recording = self.future.is_none();
+        let foreseeing = self.future.is_some();
         match req.op {
-            Op::Write if recording => {
-                self.record.extend(req.lpns());
-                self.written += u64::from(req.pages);
-                pass_down(&mut self.stats, &mut self.scratch, req, 0, below)
-            }
-            Op::Trim if recording => {
-                self.record.extend(req.lpns().map(|lpn| lpn | TRIM));
-                pass_down(&mut self.stats, &mut self.scratch, req, 0, below)
-            }
-            Op::Write => {
+            Op::Write if foreseeing => {
                 // One request below per run of pages of the same class.
                 let pages = u64::from(req.pages);
                 self.stats.write_pages_in += pages;
@@ -178,18 +198,6 @@ impl HostLayer for Oracle {
         }
         .with_wa()
     }
-
-    fn take_record(&mut self) -> Option<Vec<u64>> {
-        Some(std::mem::take(&mut self.record))
-    }
-
-    fn foresee(&mut self, future: &Arc<Vec<u32>>) {
-        let bytes = (future.len() * 4) as u64;
-        self.assigner.state_bytes = bytes;
-        self.assigner.state_bytes_per_logical_page = bytes as f64 / self.logical_pages;
-        self.future = Some(Arc::clone(future));
-        self.record = Vec::new();
-    }
 }
 
 #[cfg(test)]
@@ -213,12 +221,12 @@ mod tests {
             max_open_zones: 0,
             seed: 1,
         };
-        let two = Oracle::new(&OracleConfig::default(), &space(2));
+        let two = Oracle::new(&OracleConfig::default(), &space(2), None);
         assert_eq!(
             [1, 999, 1000, 50_000, NEVER].map(|l| two.class(l)),
             [0, 0, 1, 1, 1]
         );
-        let four = Oracle::new(&OracleConfig::default(), &space(4));
+        let four = Oracle::new(&OracleConfig::default(), &space(4), None);
         // Bounds at N/4, N, 4N.
         assert_eq!(
             [100, 300, 1000, 3999, 4000, NEVER].map(|l| four.class(l)),

@@ -3,12 +3,14 @@
 //! file beside this one plus its arm in `build`.
 
 use super::layer::HostLayer;
+use super::oracle::Lifetimes;
 use super::{autostream, context_streams, lba_streams, log, oracle, pcstream};
 use crate::config::{LayerConfig, LowerSpace};
 
 impl LayerConfig {
-    /// Builds the layer over the space `below` (config already validated).
-    pub fn build(&self, below: &LowerSpace) -> Box<dyn HostLayer> {
+    /// Builds the layer over the space `below` (config already validated);
+    /// `future`: the oracle pre-pass's lifetimes, for the oracle.
+    pub fn build(&self, below: &LowerSpace, future: Option<&Lifetimes>) -> Box<dyn HostLayer> {
         match self {
             LayerConfig::LbaStreams(c) => Box::new(lba_streams::LbaStreams::new(c)),
             LayerConfig::Log(c) => Box::new(log::LogLayer::new(c, below)),
@@ -18,7 +20,7 @@ impl LayerConfig {
             }
             LayerConfig::Autostream(c) => Box::new(autostream::AutoStream::new(c, below)),
             LayerConfig::Pcstream(c) => Box::new(pcstream::PcStream::new(c, below)),
-            LayerConfig::Oracle(c) => Box::new(oracle::Oracle::new(c, below)),
+            LayerConfig::Oracle(c) => Box::new(oracle::Oracle::new(c, below, future)),
         }
     }
 }

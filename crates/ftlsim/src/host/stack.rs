@@ -1,11 +1,13 @@
-//! The stack: host layers, top to bottom, over the SSD.
-
-use std::sync::Arc;
+//! The stack: host layers, top to bottom, over the SSD — the one place the
+//! device and its host layers are composed (a run, the Python `Device` and
+//! the live device all build one). With no layers it is the SSD alone,
+//! which the run drives directly (`Stack::is_plain`).
 
 use super::layer::HostLayer;
+use super::oracle::{Lifetimes, Record};
 use crate::config::Config;
 use crate::error::SimError;
-use crate::ftl::Ssd;
+use crate::ftl::{Ssd, SsdOptions};
 use crate::metrics::LayerStats;
 use crate::request::{BlockDevice, Completion, Hint, Request};
 
@@ -18,17 +20,30 @@ pub struct Stack {
     ssd: Ssd,
     /// Every layer keeps addresses (`HostLayer::keeps_addresses`).
     transparent: bool,
+    /// The oracle's pre-pass: every page written or trimmed at the top.
+    record: Option<Record>,
 }
 
 impl Stack {
+    /// The device of `cfg` and its host layers (config already validated).
+    pub fn build(cfg: &Config, options: &SsdOptions) -> Result<Self, SimError> {
+        Ok(Self::new(cfg, Ssd::new(cfg, options)?))
+    }
+
     /// Builds the layers of `cfg.host` over `ssd` (config already validated).
     pub fn new(cfg: &Config, ssd: Ssd) -> Self {
+        Self::foreseeing(cfg, ssd, None)
+    }
+
+    /// [`Stack::new`] with the oracle pre-pass's lifetimes for an oracle
+    /// layer (`None`: the pre-pass itself, or no oracle).
+    pub fn foreseeing(cfg: &Config, ssd: Ssd, future: Option<&Lifetimes>) -> Self {
         let config = &cfg.host;
         let mut below = cfg.device_space();
         let mut layers = Vec::with_capacity(config.layers.len());
         let mut logical_pages = Vec::with_capacity(config.layers.len());
         for layer in config.layers.iter().rev() {
-            layers.push(layer.build(&below));
+            layers.push(layer.build(&below, future));
             below = below.above(layer);
             logical_pages.push(below.pages);
         }
@@ -40,7 +55,13 @@ impl Stack {
             logical_pages,
             ssd,
             transparent,
+            record: None,
         }
+    }
+
+    /// No host layers: the SSD alone.
+    pub fn is_plain(&self) -> bool {
+        self.layers.is_empty()
     }
 
     pub fn ssd(&self) -> &Ssd {
@@ -73,16 +94,15 @@ impl Stack {
             .try_fold(lpn, |lpn, layer| layer.translate(lpn))
     }
 
-    /// The oracle pre-pass's record (see `HostLayer::take_record`), if a layer has one.
-    pub fn take_record(&mut self) -> Option<Vec<u64>> {
-        self.layers.iter_mut().find_map(|l| l.take_record())
+    /// From here on, notes every page written or trimmed at the top (the
+    /// oracle's pre-pass).
+    pub fn start_recording(&mut self) {
+        self.record = Some(Record::default());
     }
 
-    /// Hands every layer the future of its page writes (only the oracle uses it).
-    pub fn foresee(&mut self, future: &Arc<Vec<u32>>) {
-        for layer in &mut self.layers {
-            layer.foresee(future);
-        }
+    /// What was noted since [`Stack::start_recording`].
+    pub fn take_record(&mut self) -> Record {
+        self.record.take().unwrap_or_default()
     }
 
     /// Checks every layer's invariants and the device's.
@@ -156,6 +176,9 @@ impl BlockDevice for Below<'_> {
 
 impl BlockDevice for Stack {
     fn submit(&mut self, req: &Request) -> Result<Completion, SimError> {
+        if let Some(record) = &mut self.record {
+            record.note(req);
+        }
         Below {
             layers: &mut self.layers,
             logical_pages: &self.logical_pages,

@@ -16,7 +16,7 @@ use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use crate::error::{ConfigError, SimError};
 use crate::ftl::FlashOp;
 use crate::request::{Op, Request};
-use crate::timing::{QueueLog, QueueReplay, Ticket, Timer};
+use crate::timing::{self, QueueLog, QueueReplay, Ticket, Timer};
 
 use super::target::Target;
 
@@ -25,13 +25,21 @@ pub(super) trait Clock {
     type Ticket;
     /// Before the device carries `req` out.
     fn begin<D: Target>(&mut self, dev: &mut D, req: &Request) -> Result<Self::Ticket, SimError>;
-    /// After it: `failed` when the device returned an error.
+    /// After it: `failed` when the device returned an error. When the
+    /// request was timed here, when it arrived and completed (a pipeline
+    /// times it later, on its own thread: `None`).
     fn finish<D: Target>(
         &mut self,
         dev: &mut D,
         ticket: Self::Ticket,
         failed: bool,
-    ) -> Result<(), SimError>;
+    ) -> Result<Option<timing::Completion>, SimError>;
+    /// The requests until [`Clock::end_batch`] enter the device together
+    /// (one file's pages from the LSM engine: `Timer::begin_batch`).
+    #[inline(always)]
+    fn begin_batch(&mut self) {}
+    #[inline(always)]
+    fn end_batch(&mut self) {}
 }
 
 /// No timing model.
@@ -51,8 +59,8 @@ impl Clock for Untimed {
         _dev: &mut D,
         _ticket: (),
         _failed: bool,
-    ) -> Result<(), SimError> {
-        Ok(())
+    ) -> Result<Option<timing::Completion>, SimError> {
+        Ok(None)
     }
 }
 
@@ -74,9 +82,16 @@ impl Clock for Inline<'_> {
         dev: &mut D,
         ticket: Ticket,
         failed: bool,
-    ) -> Result<(), SimError> {
-        self.0.finish(dev.ssd_mut(), ticket, failed);
-        Ok(())
+    ) -> Result<Option<timing::Completion>, SimError> {
+        Ok(Some(self.0.finish(dev.ssd_mut(), ticket, failed)))
+    }
+
+    fn begin_batch(&mut self) {
+        self.0.begin_batch();
+    }
+
+    fn end_batch(&mut self) {
+        self.0.end_batch();
     }
 }
 
@@ -149,7 +164,7 @@ impl Clock for Pipeline {
         dev: &mut D,
         ticket: Pending,
         failed: bool,
-    ) -> Result<(), SimError> {
+    ) -> Result<Option<timing::Completion>, SimError> {
         let ops_end = dev.ssd().logged_ops();
         self.batch.requests.push(Timed {
             op: ticket.op,
@@ -161,7 +176,17 @@ impl Clock for Pipeline {
         if self.batch.requests.len() >= BATCH_REQUESTS {
             self.send(dev)?;
         }
-        Ok(())
+        Ok(None)
+    }
+
+    // A source that batches its requests needs their completion times as
+    // they run, so it never gets a pipeline (`Feed::CLOSED_LOOP`).
+    fn begin_batch(&mut self) {
+        debug_assert!(false, "a batch in a pipelined run");
+    }
+
+    fn end_batch(&mut self) {
+        debug_assert!(false, "a batch in a pipelined run");
     }
 }
 

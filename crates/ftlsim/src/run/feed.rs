@@ -6,16 +6,58 @@
 //! before them. The driver is generic over the feed, so each gets a loop
 //! of its own with nothing to decide per request.
 
+use super::clock::Clock;
 use super::target::{Prefetch, Target};
 use crate::error::SimError;
-use crate::request::{Op, Request, RequestSource};
+use crate::request::{Completion, Op, Request, RequestSource};
+use crate::timing;
 use crate::workload::Generator;
 
-/// A source of requests for the driver loop.
+/// A source of requests for the driver loop. The block sources only lend
+/// requests; a source above a file layer (the LSM engine) also learns how
+/// each one completed, and counts its own units of work (key-value
+/// operations), each of which may take many requests or none.
 pub trait Feed {
+    /// The source needs each request's completion time before the next
+    /// one (the timer then stays on the loop's thread).
+    const CLOSED_LOOP: bool = false;
+
     /// The next request, at most `max_pages` long if it writes; `None` at
-    /// the end. The request is lent until the next call.
-    fn next<D: Target>(&mut self, dev: &D, max_pages: u64) -> Result<Option<&Request>, SimError>;
+    /// the end. The request is lent until the next call. `clock` hears the
+    /// edges of the source's batches (`Clock::begin_batch`) in order.
+    fn next<D: Target, C: Clock>(
+        &mut self,
+        dev: &D,
+        clock: &mut C,
+        max_pages: u64,
+    ) -> Result<Option<&Request>, SimError>;
+
+    /// The request lent last completed with `done`, and, when the loop's
+    /// clock timed it, at `timed`.
+    #[inline(always)]
+    fn completed<C: Clock>(
+        &mut self,
+        _done: &Completion,
+        _timed: Option<timing::Completion>,
+        _clock: &mut C,
+    ) -> Result<(), SimError> {
+        Ok(())
+    }
+
+    /// Units of work done in this phase, for a source that counts its own
+    /// (otherwise the loop counts pages or requests).
+    #[inline(always)]
+    fn units_done(&self) -> Option<u64> {
+        None
+    }
+
+    /// Whether the source is between units of work, where the loop may
+    /// sample: a series point in the middle of a key-value operation would
+    /// split its requests between two windows.
+    #[inline(always)]
+    fn between_units(&self) -> bool {
+        true
+    }
 }
 
 /// The logical space in order, one page per request, unique content.
@@ -27,7 +69,12 @@ pub struct Fill<'a> {
 
 impl Feed for Fill<'_> {
     #[inline(always)]
-    fn next<D: Target>(&mut self, _dev: &D, _max_pages: u64) -> Result<Option<&Request>, SimError> {
+    fn next<D: Target, C: Clock>(
+        &mut self,
+        _dev: &D,
+        _clock: &mut C,
+        _max_pages: u64,
+    ) -> Result<Option<&Request>, SimError> {
         // The driver's request: its other fields stay at their defaults.
         self.req.set_range(Op::Write, self.next_lpn, 1);
         self.next_lpn += 1;
@@ -48,7 +95,12 @@ pub struct Writes<'a> {
 
 impl Feed for Writes<'_> {
     #[inline(always)]
-    fn next<D: Target>(&mut self, dev: &D, max_pages: u64) -> Result<Option<&Request>, SimError> {
+    fn next<D: Target, C: Clock>(
+        &mut self,
+        dev: &D,
+        _clock: &mut C,
+        max_pages: u64,
+    ) -> Result<Option<&Request>, SimError> {
         self.synthetic
             .write(self.generator, dev, max_pages, self.req);
         Ok(Some(self.req))
@@ -63,7 +115,12 @@ pub struct Mix<'a> {
 
 impl Feed for Mix<'_> {
     #[inline(always)]
-    fn next<D: Target>(&mut self, _dev: &D, _max_pages: u64) -> Result<Option<&Request>, SimError> {
+    fn next<D: Target, C: Clock>(
+        &mut self,
+        _dev: &D,
+        _clock: &mut C,
+        _max_pages: u64,
+    ) -> Result<Option<&Request>, SimError> {
         mix(self.generator, self.req);
         Ok(Some(self.req))
     }
@@ -77,7 +134,12 @@ pub struct Replay<'a> {
 
 impl Feed for Replay<'_> {
     #[inline(always)]
-    fn next<D: Target>(&mut self, dev: &D, _max_pages: u64) -> Result<Option<&Request>, SimError> {
+    fn next<D: Target, C: Clock>(
+        &mut self,
+        dev: &D,
+        _clock: &mut C,
+        _max_pages: u64,
+    ) -> Result<Option<&Request>, SimError> {
         self.external.next(dev, self.generator)
     }
 }

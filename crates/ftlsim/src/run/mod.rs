@@ -3,7 +3,7 @@
 //! layers.
 
 mod clock;
-pub mod feed;
+mod feed;
 pub mod lsm;
 pub mod recorder;
 pub mod report;
@@ -12,6 +12,7 @@ pub mod target;
 use crate::config::{Config, Precondition, WorkloadType, DEFAULT_WRITES};
 use crate::error::SimError;
 use crate::ftl::{Ssd, SsdOptions};
+use crate::host::oracle::Lifetimes;
 use crate::host::Stack;
 use crate::metrics::{Counters, LayerStats, Phase, StreamCounters};
 use crate::request::{BlockDevice, Op, Request, RequestSource};
@@ -21,7 +22,7 @@ use crate::workload::Generator;
 pub use clock::pipeline_allowed;
 use clock::{Clock, Inline, Untimed};
 use feed::{External, Feed, Synthetic};
-use lsm::LsmRun;
+use lsm::LsmSource;
 use recorder::Recorder;
 pub use report::Report;
 use std::sync::atomic::AtomicBool;
@@ -72,43 +73,26 @@ enum Workload {
     Mix,
     /// The external source (a trace).
     External,
+    /// The LSM engine's operations: the load's inserts (`load`) or the
+    /// workload's.
+    Kv { load: bool },
 }
 
-/// The SSD alone (static dispatch), a stack of host layers over it, or
-/// the LSM engine of a YCSB run on it.
-enum Device {
-    Plain(Ssd),
-    Stacked(Stack),
-    Lsm(Box<LsmRun>),
+/// What the oracle of a stack (if it has one) knows of the future.
+enum Foresight {
+    /// Nothing yet: a pre-pass of the config's own workload learns it first.
+    Foresee,
+    /// This run is the pre-pass: the stack records what enters it.
+    Record,
+    /// Learned by a pre-pass already (a trace read twice).
+    Given(Lifetimes),
 }
 
-impl Device {
-    fn ssd(&self) -> &Ssd {
-        match self {
-            Device::Plain(ssd) => ssd,
-            Device::Stacked(stack) => stack.ssd(),
-            Device::Lsm(run) => run.ssd(),
-        }
-    }
-
-    fn ssd_mut(&mut self) -> &mut Ssd {
-        match self {
-            Device::Plain(ssd) => ssd,
-            Device::Stacked(stack) => stack.ssd_mut(),
-            Device::Lsm(run) => run.ssd_mut(),
-        }
-    }
-
-    /// Every layer's statistics, top to bottom, the device last.
-    fn layer_stats(&self) -> Vec<LayerStats> {
-        let mut out = Vec::new();
-        match self {
-            Device::Plain(ssd) => ssd.layer_stats(&mut out),
-            Device::Stacked(stack) => stack.layer_stats(&mut out),
-            Device::Lsm(run) => run.ssd().layer_stats(&mut out),
-        }
-        out
-    }
+/// Every layer's statistics, top to bottom, the device last.
+fn layer_stats(device: &Stack) -> Vec<LayerStats> {
+    let mut out = Vec::new();
+    device.layer_stats(&mut out);
+    out
 }
 
 /// Progress is reported every this many requests (and at every sample).
@@ -120,6 +104,8 @@ struct Driver {
     generator: Generator,
     synthetic: Synthetic,
     external: Option<External>,
+    /// The LSM engine of a YCSB run, a source over the device.
+    lsm: Option<LsmSource>,
     recorder: Recorder,
     timer: Option<Timer>,
     req: Request,
@@ -145,7 +131,8 @@ struct Budget {
 /// A run in its phases, so that callers (the bench) can time one phase alone.
 pub struct Simulation {
     cfg: Config,
-    device: Device,
+    /// The SSD and its host layers; none is the SSD alone, driven directly.
+    device: Stack,
     driver: Driver,
     done: u64,
     total: u64,
@@ -168,13 +155,13 @@ impl Simulation {
             )
             .into());
         }
-        Self::new_inner(cfg, options, false)
+        Self::new_inner(cfg, options, Foresight::Foresee)
     }
 
     /// The oracle's pre-pass: the same run with the oracle recording the
     /// address of every page written and trimmed, turned into each page
     /// write's remaining lifetime (see `host::oracle`).
-    fn foresee(cfg: &Config, options: &RunOptions) -> Result<Arc<Vec<u32>>, SimError> {
+    fn foresee(cfg: &Config, options: &RunOptions) -> Result<Lifetimes, SimError> {
         if cfg.workload.kind == WorkloadType::Trace {
             return Err(crate::ConfigError::new(
                 "host.layers[0].type",
@@ -182,28 +169,26 @@ impl Simulation {
             )
             .into());
         }
-        let sim = Self::new_inner(cfg, options, true)?;
+        let sim = Self::new_inner(cfg, options, Foresight::Record)?;
         sim.lifetimes_of_run(cfg)
     }
 
     /// Runs this (pre-pass) simulation to its end and turns the oracle's
     /// record into each page write's remaining lifetime.
-    fn lifetimes_of_run(mut self, cfg: &Config) -> Result<Arc<Vec<u32>>, SimError> {
-        let sim = &mut self;
-        sim.precondition(&mut |_| {})?;
-        sim.warm_up(&mut |_| {})?;
-        sim.measure(&mut |_| {})?;
-        let record = match &mut sim.device {
-            Device::Stacked(stack) => stack.take_record().unwrap_or_default(),
-            Device::Plain(_) | Device::Lsm(_) => Vec::new(),
-        };
+    fn lifetimes_of_run(mut self, cfg: &Config) -> Result<Lifetimes, SimError> {
+        self.run_phases(&mut |_| {})?;
+        let record = self.device.take_record();
         Ok(Arc::new(crate::host::oracle::remaining_lifetimes(
-            &record,
+            record.as_slice(),
             cfg.host_pages(),
         )))
     }
 
-    fn new_inner(cfg: &Config, options: &RunOptions, prepass: bool) -> Result<Self, SimError> {
+    fn new_inner(
+        cfg: &Config,
+        options: &RunOptions,
+        foresight: Foresight,
+    ) -> Result<Self, SimError> {
         let ssd = Ssd::new(
             cfg,
             &SsdOptions {
@@ -214,16 +199,19 @@ impl Simulation {
         // Workloads address the top of the stack.
         let logical = cfg.host_pages();
         let ycsb = cfg.workload.kind == WorkloadType::Ycsb;
-        let device = if ycsb {
-            Device::Lsm(Box::new(LsmRun::new(cfg, ssd)?))
-        } else if cfg.host.layers.is_empty() {
-            Device::Plain(ssd)
-        } else {
-            let mut stack = Stack::new(cfg, ssd);
-            if cfg.host.has_oracle() && !prepass {
-                stack.foresee(&Self::foresee(cfg, options)?);
-            }
-            Device::Stacked(stack)
+        let record = matches!(foresight, Foresight::Record);
+        let future = match foresight {
+            Foresight::Foresee if cfg.host.has_oracle() => Some(Self::foresee(cfg, options)?),
+            Foresight::Given(future) => Some(future),
+            Foresight::Foresee | Foresight::Record => None,
+        };
+        let mut device = Stack::foreseeing(cfg, ssd, future.as_ref());
+        if record {
+            device.start_recording();
+        }
+        let lsm = match ycsb {
+            true => Some(LsmSource::new(cfg, logical)?),
+            false => None,
         };
         let window = cfg
             .metrics
@@ -250,13 +238,14 @@ impl Simulation {
             + match measured {
                 Measured::Requests(r) | Measured::Pages(r) => r,
             };
-        let timer = match cfg.timing {
-            Some(_) if cfg.workload.kind == WorkloadType::Trace => {
-                Some(Timer::new(cfg, ArrivalSource::Given)?)
-            }
-            Some(_) => Some(Timer::new(cfg, ArrivalSource::Synthetic)?),
-            None => None,
+        let arrivals = match cfg.workload.kind {
+            WorkloadType::Trace => ArrivalSource::Given,
+            _ => ArrivalSource::Synthetic,
         };
+        let timer = cfg
+            .timing
+            .as_ref()
+            .map(|t| Timer::new(t, &cfg.device, cfg.workload.seed, arrivals));
         // Built once: an application model's source asks it whether writes
         // carry content, and the driver draws from it.
         let generator = Generator::new(cfg);
@@ -275,6 +264,7 @@ impl Simulation {
                 generator,
                 synthetic: Synthetic::default(),
                 external: driver_external,
+                lsm,
                 recorder: Recorder::new(window, options.check, options.cancel.clone()),
                 timer,
                 req: Request::default(),
@@ -300,7 +290,7 @@ impl Simulation {
         options: &RunOptions,
         source: Box<dyn RequestSource>,
     ) -> Result<Self, SimError> {
-        let mut sim = Self::new_inner(cfg, options, false)?;
+        let mut sim = Self::new_inner(cfg, options, Foresight::Foresee)?;
         sim.attach(cfg, source);
         Ok(sim)
     }
@@ -314,14 +304,10 @@ impl Simulation {
         source: Box<dyn RequestSource>,
         prepass: Box<dyn RequestSource>,
     ) -> Result<Self, SimError> {
-        let mut pre = Self::new_inner(cfg, options, true)?;
+        let mut pre = Self::new_inner(cfg, options, Foresight::Record)?;
         pre.attach(cfg, prepass);
         let lifetimes = pre.lifetimes_of_run(cfg)?;
-        // `true`: the lifetimes are given here, not foreseen by a re-run.
-        let mut sim = Self::new_inner(cfg, options, true)?;
-        if let Device::Stacked(stack) = &mut sim.device {
-            stack.foresee(&lifetimes);
-        }
+        let mut sim = Self::new_inner(cfg, options, Foresight::Given(lifetimes))?;
         sim.attach(cfg, source);
         Ok(sim)
     }
@@ -346,6 +332,11 @@ impl Simulation {
         self.device.ssd()
     }
 
+    /// The SSD and its host layers.
+    pub fn device(&self) -> &Stack {
+        &self.device
+    }
+
     /// Units of work the measured phase will do (pages, or requests for a mix).
     pub fn measured_units(&self) -> u64 {
         match self.measured {
@@ -365,6 +356,14 @@ impl Simulation {
         if self.end_of_life.is_some() {
             return Ok(());
         }
+        // A YCSB run's every phase is the engine's: the load's inserts in
+        // the precondition (or as the measured workload), then its operations.
+        let workload = match self.driver.lsm {
+            Some(_) => Workload::Kv {
+                load: phase == Phase::Precondition || self.cfg.workload.ycsb == YcsbWorkload::Load,
+            },
+            None => workload,
+        };
         let (max_pages, max_requests) = match amount {
             Measured::Pages(p) => (p, u64::MAX),
             Measured::Requests(r) => (u64::MAX, r),
@@ -378,32 +377,16 @@ impl Simulation {
             pipeline: self.driver.pipeline,
         };
         let driver = &mut self.driver;
-        let result = match &mut self.device {
-            // With sharing on, the SSD gets a loop of its own (see SharedSsd).
-            Device::Plain(ssd) => match target::SharedSsd::of(ssd) {
+        let result = if self.device.is_plain() {
+            // The SSD alone, statically dispatched; with sharing on it gets
+            // a loop of its own (see SharedSsd).
+            let ssd = self.device.ssd_mut();
+            match target::SharedSsd::of(ssd) {
                 Some(mut shared) => driver.drive(&mut shared, phase, workload, budget, progress),
                 None => driver.drive(ssd, phase, workload, budget, progress),
-            },
-            Device::Stacked(stack) => driver.drive(stack, phase, workload, budget, progress),
-            Device::Lsm(run) => {
-                let load =
-                    phase == Phase::Precondition || self.cfg.workload.ycsb == YcsbWorkload::Load;
-                // The precondition (the load) comes as pages, the measured
-                // window as requests: either way, operations.
-                let count = match phase {
-                    Phase::Warmup => 0,
-                    _ => max_pages.min(max_requests),
-                };
-                run.drive(
-                    load,
-                    count,
-                    &mut driver.recorder,
-                    phase,
-                    budget.done_before,
-                    budget.total,
-                    progress,
-                )
             }
+        } else {
+            driver.drive(&mut self.device, phase, workload, budget, progress)
         };
         self.done += match amount {
             Measured::Pages(p) | Measured::Requests(p) if p != u64::MAX => p,
@@ -443,7 +426,7 @@ impl Simulation {
     /// The measured window.
     pub fn measure(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<(), SimError> {
         self.driver.recorder.measure_start = Some(self.ssd().counters);
-        self.layers_at_start = self.device.layer_stats();
+        self.layers_at_start = layer_stats(&self.device);
         self.streams_at_start = self.ssd().stream_counters.clone();
         self.device.ssd_mut().reset_survival();
         let measured = self.measured;
@@ -461,10 +444,8 @@ impl Simulation {
             });
             timer.attach(self.device.ssd_mut());
         }
-        if let Device::Lsm(run) = &mut self.device {
-            // The engine issues its requests itself: the timer goes under it.
-            run.attach_timer(self.driver.timer.take());
-            run.start_measuring();
+        if let Some(lsm) = &mut self.driver.lsm {
+            lsm.start_measuring();
         }
         let workload = match (self.driver.external.is_some(), measured) {
             (true, _) => Workload::External,
@@ -474,13 +455,17 @@ impl Simulation {
         self.phase(Phase::Measure, workload, measured, progress)
     }
 
+    /// Every phase in order: precondition, warm-up, the measured window
+    /// (then [`Simulation::finish`] for the report; a front end may look at
+    /// the run in between, as `source_exhausted`).
+    pub fn run_phases(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<(), SimError> {
+        self.precondition(progress)?;
+        self.warm_up(progress)?;
+        self.measure(progress)
+    }
+
     /// The report of the measured window.
     pub fn finish(mut self) -> Result<Report, SimError> {
-        if let Device::Lsm(run) = &mut self.device {
-            if self.driver.timer.is_none() {
-                self.driver.timer = run.detach_timer();
-            }
-        }
         let start = self.driver.recorder.measure_start.unwrap_or_default();
         // A last, partial window: kept when it is at least half a window
         // (a sliver of a window gives a WAF that is mostly noise) or when
@@ -494,22 +479,23 @@ impl Simulation {
             .iter()
             .any(|r| r.phase == Phase::Measure);
         if since > 0 && (2 * since >= self.driver.recorder.window || !measured_sampled) {
-            match &self.device {
-                Device::Plain(ssd) => self.driver.recorder.sample(ssd, Phase::Measure)?,
-                Device::Stacked(stack) => self.driver.recorder.sample(stack, Phase::Measure)?,
-                Device::Lsm(run) => self.driver.recorder.sample(run.ssd(), Phase::Measure)?,
+            match self.device.is_plain() {
+                true => self
+                    .driver
+                    .recorder
+                    .sample(self.device.ssd(), Phase::Measure)?,
+                false => self.driver.recorder.sample(&self.device, Phase::Measure)?,
             }
         }
         if self.driver.recorder.check && self.end_of_life.is_none() {
-            match &self.device {
-                Device::Plain(ssd) => ssd.check_invariants()?,
-                Device::Stacked(stack) => stack.check_invariants()?,
-                Device::Lsm(run) => run.check_invariants()?,
+            if let Some(lsm) = &self.driver.lsm {
+                lsm.check_invariants()?;
             }
+            self.device.check_invariants()?;
         }
-        let layers: Vec<LayerStats> = self
-            .device
-            .layer_stats()
+        // A YCSB run's engine is the top row (over the window already).
+        let engine = self.driver.lsm.as_ref().map(LsmSource::layer_row);
+        let below = layer_stats(&self.device)
             .iter()
             .zip(
                 self.layers_at_start
@@ -517,7 +503,8 @@ impl Simulation {
                     .chain(std::iter::repeat(&LayerStats::default())),
             )
             .map(|(now, then)| now.since(then))
-            .collect();
+            .collect::<Vec<_>>();
+        let layers: Vec<LayerStats> = engine.into_iter().chain(below).collect();
         let timing = self
             .driver
             .timer
@@ -539,12 +526,11 @@ impl Simulation {
             _ => None,
         };
         let window = report::Window::of(&m, empty_reason);
-        let lsm = match &mut self.device {
-            Device::Lsm(run) => {
-                Some(run.report(window.waf, timing.as_ref().map(|t| t.sim_time_ns)))
-            }
-            _ => None,
-        };
+        let lsm = self
+            .driver
+            .lsm
+            .as_mut()
+            .map(|lsm| lsm.report(window.waf, timing.as_ref().map(|t| t.sim_time_ns)));
         let (cfg, ssd) = (&self.cfg, self.device.ssd());
         let wear = report::Wear::of(ssd);
         let streams = ssd
@@ -643,6 +629,34 @@ impl Driver {
                 };
                 run_loop(dev, feed, recorder, timer, phase, budget, progress)?
             }
+            Workload::Kv { load } => {
+                // The precondition (the load) comes as pages, the measured
+                // window as requests: either way, operations. The feed ends
+                // after them; that is not a source running out.
+                let count = match phase {
+                    Phase::Warmup => 0,
+                    _ => budget.max_pages.min(budget.max_requests),
+                };
+                let lsm = self
+                    .lsm
+                    .as_mut()
+                    .expect("a key-value workload has an engine");
+                let budget = Budget {
+                    max_pages: u64::MAX,
+                    max_requests: u64::MAX,
+                    ..budget
+                };
+                run_loop(
+                    dev,
+                    &mut lsm.feed(load, count),
+                    recorder,
+                    timer,
+                    phase,
+                    budget,
+                    progress,
+                )?;
+                false
+            }
         };
         self.source_exhausted |= ended;
         Ok(())
@@ -661,9 +675,11 @@ fn run_loop<D: Target, F: Feed>(
 ) -> Result<bool, SimError> {
     match timer {
         None => drive_requests(dev, feed, recorder, &mut Untimed, phase, budget, progress),
-        Some(t) if budget.pipeline && t.detachable() => clock::pipelined(dev, t, |dev, pipe| {
-            drive_requests(dev, feed, recorder, pipe, phase, budget, progress)
-        }),
+        Some(t) if budget.pipeline && t.detachable() && !F::CLOSED_LOOP => {
+            clock::pipelined(dev, t, |dev, pipe| {
+                drive_requests(dev, feed, recorder, pipe, phase, budget, progress)
+            })
+        }
         Some(t) => drive_requests(dev, feed, recorder, &mut Inline(t), phase, budget, progress),
     }
 }
@@ -685,23 +701,26 @@ fn drive_requests<D: Target, F: Feed, C: Clock>(
     let (mut written, mut requests) = (0u64, 0u64);
     let counts_pages = budget.max_pages != u64::MAX;
     while written < budget.max_pages && requests < budget.max_requests {
-        let Some(req) = feed.next(dev, budget.max_pages - written)? else {
+        let Some(req) = feed.next(dev, clock, budget.max_pages - written)? else {
             return Ok(true);
         };
         let ticket = clock.begin(dev, req)?;
         let result = dev.submit(req);
-        clock.finish(dev, ticket, result.is_err())?;
-        result?;
+        let timed = clock.finish(dev, ticket, result.is_err())?;
+        let done = result?;
         if req.op == Op::Write {
             written += u64::from(req.pages);
         }
+        feed.completed(&done, timed, clock)?;
         requests += 1;
-        let sampled = recorder.due(dev);
+        let sampled = feed.between_units() && recorder.due(dev);
         if sampled {
             recorder.sample(dev, phase)?;
         }
         if sampled || requests % PROGRESS_EVERY_REQUESTS == 0 {
-            let units = if counts_pages { written } else { requests };
+            let units = feed
+                .units_done()
+                .unwrap_or(if counts_pages { written } else { requests });
             progress(Progress {
                 phase,
                 done: budget.done_before + units,
@@ -723,8 +742,6 @@ pub fn run(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Report, SimError> {
     let mut sim = Simulation::new(cfg, options)?;
-    sim.precondition(progress)?;
-    sim.warm_up(progress)?;
-    sim.measure(progress)?;
+    sim.run_phases(progress)?;
     sim.finish()
 }

@@ -38,7 +38,7 @@ pub use stats::{ChannelRow, LatencyRow, LatencyUs, LunRow, TimingStats, TimingSu
 use rand_distr::{Distribution, Exp1};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::config::Config;
+use crate::config::DeviceConfig;
 use crate::error::{ConfigError, SimError};
 use crate::ftl::{FlashOp, Ssd};
 use crate::request::Op;
@@ -138,32 +138,24 @@ pub struct Timer {
 }
 
 impl Timer {
-    /// The timer of a config with a `[timing]` section. In open loop with
-    /// `ArrivalSource::Synthetic`, `timing.arrival_rate_iops` is required.
-    pub fn new(cfg: &Config, source: ArrivalSource) -> Result<Self, ConfigError> {
-        let Some(t) = &cfg.timing else {
-            return Err(ConfigError::new(
-                "timing",
-                "the timing model needs a [timing] section",
-            ));
-        };
-        t.validate(&cfg.device)?;
-        if t.mode == TimingMode::Open
-            && source == ArrivalSource::Synthetic
-            && t.arrival_rate_iops.is_none()
-        {
-            return Err(ConfigError::new(
-                "timing.arrival_rate_iops",
-                "open loop with a synthetic workload needs an arrival rate (or use timing.mode = \"closed\")",
-            ));
-        }
-        let params = t.params(&cfg.device);
+    /// The timer of the `[timing]` section `t` over the device `device`,
+    /// as the plan checked them (`Plan::from_config`: in open loop with
+    /// `ArrivalSource::Synthetic`, `timing.arrival_rate_iops` is given);
+    /// `seed` draws the synthetic arrivals.
+    pub fn new(t: &TimingConfig, device: &DeviceConfig, seed: u64, source: ArrivalSource) -> Self {
+        debug_assert!(
+            t.mode == TimingMode::Closed
+                || source == ArrivalSource::Given
+                || t.arrival_rate_iops.is_some(),
+            "the plan checks that an open loop of synthetic arrivals has a rate"
+        );
+        let params = t.params(device);
         let rate_iops = (t.mode == TimingMode::Open && source == ArrivalSource::Synthetic)
             .then_some(t.arrival_rate_iops)
             .flatten();
         let mut timer = Self {
             params,
-            engine: Engine::new(&params, cfg.device.pages_per_block),
+            engine: Engine::new(&params, device.pages_per_block),
             replay: Replay::new(params.mode, params.queue_depth),
             stats: TimingStats::new(1),
             ops: Vec::new(),
@@ -171,19 +163,19 @@ impl Timer {
             arrivals: None,
             speedup: t.speedup,
             series_window: t.series_window,
-            page_bytes: cfg.device.page_bytes,
-            seed: cfg.workload.seed,
+            page_bytes: device.page_bytes,
+            seed,
             rate_iops,
             origin_ns: None,
             background_target: t.background_gc.then(|| {
                 t.background_gc_free_blocks
-                    .unwrap_or((cfg.device.blocks / 64).max(2))
+                    .unwrap_or((device.blocks / 64).max(2))
             }),
             buffer: (t.write_buffer_pages > 0)
-                .then(|| WriteBuffer::new(t.write_buffer_pages, cfg.device.pages_per_block)),
+                .then(|| WriteBuffer::new(t.write_buffer_pages, device.pages_per_block)),
         };
         timer.reset(100);
-        Ok(timer)
+        timer
     }
 
     pub fn params(&self) -> &TimingParams {

@@ -87,3 +87,9 @@ impl AutoStreamConfig {
         Ok(())
     }
 }
+
+impl super::LayerKeys for AutoStreamConfig {
+    fn check_keys(&self, key: &str, below: &super::LowerSpace) -> Result<(), ConfigError> {
+        self.validate(key, below)
+    }
+}

@@ -50,3 +50,15 @@ impl ManualConfig {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct WriteHintConfig {}
+
+impl super::LayerKeys for ManualConfig {
+    fn check_keys(&self, key: &str, below: &super::LowerSpace) -> Result<(), ConfigError> {
+        self.validate(key, below.streams)
+    }
+}
+
+impl super::LayerKeys for WriteHintConfig {
+    fn check_keys(&self, _key: &str, _below: &super::LowerSpace) -> Result<(), ConfigError> {
+        Ok(())
+    }
+}

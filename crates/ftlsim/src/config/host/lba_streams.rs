@@ -51,3 +51,9 @@ impl LbaStreamsConfig {
         Ok(())
     }
 }
+
+impl super::LayerKeys for LbaStreamsConfig {
+    fn check_keys(&self, key: &str, below: &super::LowerSpace) -> Result<(), ConfigError> {
+        self.validate(key, below.pages, below.streams)
+    }
+}

@@ -264,3 +264,13 @@ impl LogConfig {
         Ok(())
     }
 }
+
+impl super::LayerKeys for LogConfig {
+    fn check_keys(&self, key: &str, below: &super::LowerSpace) -> Result<(), ConfigError> {
+        self.validate(key, below)
+    }
+
+    fn pages_above(&self, below_pages: u64) -> u64 {
+        self.logical_pages(below_pages)
+    }
+}

@@ -1,9 +1,9 @@
 //! The `[host]` section: the host layers over the device, top to bottom.
 //! `LayerConfig` is the one place that maps a layer's `type` to its keys
-//! (a file here per layer type); the code that builds a layer from them is
-//! `host/registry.rs`. A new layer is a file here and one in `host/`, plus a
-//! line in `LayerConfig` and in each of its matches (validate and logical
-//! pages here, build there).
+//! (a file here per layer type, implementing [`LayerKeys`]); the code that
+//! builds a layer from them is `host/registry.rs`. A new layer is a file
+//! here and one in `host/`, plus its line in the `layer_types!` list below
+//! and its build line there.
 
 pub mod autostream;
 pub mod context_streams;
@@ -24,10 +24,44 @@ pub struct HostConfig {
     pub layers: Vec<LayerConfig>,
 }
 
-/// One `[[host.layers]]` entry; `type` picks the layer, the other keys are its own.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(tag = "type", rename_all = "kebab-case")]
-pub enum LayerConfig {
+/// What every layer type's keys answer, so that nothing here matches on
+/// the type but the one list in `layer_types!`.
+pub trait LayerKeys {
+    /// Checks the keys against the space below the layer; `key` is the
+    /// layer's config path (`host.layers[i]`) for error messages.
+    fn check_keys(&self, key: &str, below: &LowerSpace) -> Result<(), ConfigError>;
+
+    /// Pages of the logical space the layer offers above a space of
+    /// `below_pages`: a stream assigner keeps addresses as they are.
+    fn pages_above(&self, below_pages: u64) -> u64 {
+        below_pages
+    }
+}
+
+/// Declares `LayerConfig` from one line per layer type (the variant, whose
+/// kebab-case name is the `type` key, and its keys) and the one match that
+/// reaches a layer's keys whatever its type.
+macro_rules! layer_types {
+    ($( $(#[$doc:meta])* $variant:ident($keys:ty), )*) => {
+        /// One `[[host.layers]]` entry; `type` picks the layer, the other keys are its own.
+        #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+        #[serde(tag = "type", rename_all = "kebab-case")]
+        pub enum LayerConfig {
+            $( $(#[$doc])* $variant($keys), )*
+        }
+
+        impl LayerConfig {
+            /// The layer's keys, whatever its type.
+            pub fn keys(&self) -> &dyn LayerKeys {
+                match self {
+                    $( LayerConfig::$variant(keys) => keys, )*
+                }
+            }
+        }
+    };
+}
+
+layer_types! {
     /// Manual streams by address: a stream per LPN range.
     LbaStreams(lba_streams::LbaStreamsConfig),
     /// A log-structured remapping layer with its own segments and cleaning.
@@ -76,29 +110,12 @@ impl LayerConfig {
     /// Checks the layer's keys against the space below it; `key` is the
     /// layer's config path (`host.layers[i]`) for error messages.
     pub fn validate(&self, key: &str, below: &LowerSpace) -> Result<(), ConfigError> {
-        match self {
-            LayerConfig::LbaStreams(c) => c.validate(key, below.pages, below.streams),
-            LayerConfig::Log(c) => c.validate(key, below),
-            LayerConfig::Manual(c) => c.validate(key, below.streams),
-            LayerConfig::WriteHint(_) => Ok(()),
-            LayerConfig::Autostream(c) => c.validate(key, below),
-            LayerConfig::Pcstream(c) => c.validate(key, below),
-            LayerConfig::Oracle(c) => c.validate(key),
-        }
+        self.keys().check_keys(key, below)
     }
 
     /// Pages of the logical space the layer offers above a space of `below_pages`.
     pub fn logical_pages(&self, below_pages: u64) -> u64 {
-        match self {
-            // Streams keep addresses as they are.
-            LayerConfig::LbaStreams(_)
-            | LayerConfig::Manual(_)
-            | LayerConfig::WriteHint(_)
-            | LayerConfig::Autostream(_)
-            | LayerConfig::Pcstream(_)
-            | LayerConfig::Oracle(_) => below_pages,
-            LayerConfig::Log(c) => c.logical_pages(below_pages),
-        }
+        self.keys().pages_above(below_pages)
     }
 }
 

@@ -29,3 +29,9 @@ impl OracleConfig {
         Ok(())
     }
 }
+
+impl super::LayerKeys for OracleConfig {
+    fn check_keys(&self, key: &str, _below: &super::LowerSpace) -> Result<(), ConfigError> {
+        self.validate(key)
+    }
+}

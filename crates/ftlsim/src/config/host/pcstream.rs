@@ -71,3 +71,9 @@ impl PcStreamConfig {
         Ok(())
     }
 }
+
+impl super::LayerKeys for PcStreamConfig {
+    fn check_keys(&self, key: &str, below: &super::LowerSpace) -> Result<(), ConfigError> {
+        self.validate(key, below)
+    }
+}
