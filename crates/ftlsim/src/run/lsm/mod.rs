@@ -41,10 +41,9 @@ pub struct LsmSource {
     measured_ops: u64,
     /// Simulated latency of each measured operation (timed runs).
     latencies_ns: Vec<u64>,
-    /// The request the loop holds, lent by the last `KvFeed::next`.
-    lent: Option<Request>,
-    /// Requests queued in the outbox (markers aside).
-    queued_requests: usize,
+    /// The outbox slot of the request the loop holds, lent by the last
+    /// `KvFeed::next`.
+    lent: Option<usize>,
     /// An operation's requests are queued or running.
     op_open: bool,
     /// Earliest arrival and latest completion of the requests of the
@@ -72,7 +71,6 @@ impl LsmSource {
             measured_ops: 0,
             latencies_ns: Vec::new(),
             lent: None,
-            queued_requests: 0,
             op_open: false,
             op_first_ns: u64::MAX,
             op_last_ns: 0,
@@ -136,16 +134,17 @@ impl LsmSource {
         result
     }
 
-    /// The next queued request; the batch edges before it go to `clock`
-    /// on the way, in order.
-    fn take_request<C: Clock>(&mut self, clock: &mut C) -> Option<Request> {
-        let queue = &mut self.db.files_mut().device_mut().queue;
-        while let Some(issued) = queue.pop_front() {
+    fn outbox(&self) -> &Outbox {
+        self.db.files().device()
+    }
+
+    /// The outbox slot of the next queued request; the batch edges before
+    /// it go to `clock` on the way, in order.
+    fn take_request<C: Clock>(&mut self, clock: &mut C) -> Option<usize> {
+        let outbox = self.db.files_mut().device_mut();
+        while let Some((issued, at)) = outbox.take() {
             match issued {
-                Issued::Request(req) => {
-                    self.queued_requests -= 1;
-                    return Some(req);
-                }
+                Issued::Request => return Some(at),
                 Issued::BeginBatch => clock.begin_batch(),
                 Issued::EndBatch => clock.end_batch(),
             }
@@ -183,13 +182,11 @@ impl Feed for KvFeed<'_> {
         _max_pages: u64,
     ) -> Result<Option<&Request>, SimError> {
         let s = &mut *self.source;
-        if let Some(spent) = s.lent.take() {
-            s.db.files_mut().device_mut().recycle(spent);
-        }
+        s.lent = None;
         loop {
-            if let Some(req) = s.take_request(clock) {
-                s.lent = Some(req);
-                return Ok(s.lent.as_ref());
+            if let Some(at) = s.take_request(clock) {
+                s.lent = Some(at);
+                return Ok(Some(s.outbox().slot(at)));
             }
             if s.op_open {
                 s.close_op();
@@ -203,13 +200,7 @@ impl Feed for KvFeed<'_> {
                 None => s.ycsb.next_op(),
             };
             (s.op_first_ns, s.op_last_ns) = (u64::MAX, 0);
-            let queued_before = s.db.files().device().queue.len();
             s.apply(op)?;
-            let queue = &s.db.files().device().queue;
-            s.queued_requests += queue
-                .range(queued_before..)
-                .filter(|i| matches!(i, Issued::Request(_)))
-                .count();
             s.op_open = true;
             self.done += 1;
             if s.stats_at_start.is_some() {
@@ -225,10 +216,8 @@ impl Feed for KvFeed<'_> {
         _clock: &mut C,
     ) -> Result<(), SimError> {
         let s = &mut *self.source;
-        let req = s
-            .lent
-            .as_ref()
-            .expect("a completion follows a lent request");
+        let at = s.lent.expect("a completion follows a lent request");
+        let req = s.outbox().slot(at);
         if req.op == Op::Read && done.mapped_pages != req.pages {
             return Err(SimError::Invariant(format!(
                 "LSM read of pages {}..{}: {} of {} pages unmapped on the device",
@@ -250,6 +239,6 @@ impl Feed for KvFeed<'_> {
     }
 
     fn between_units(&self) -> bool {
-        self.source.queued_requests == 0
+        self.source.outbox().pending_requests == 0
     }
 }

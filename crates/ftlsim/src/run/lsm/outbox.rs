@@ -9,29 +9,36 @@
 //! the engine, that a read found its pages, is checked when the read
 //! completes (`KvFeed::completed`).
 
-use std::collections::VecDeque;
-
 use crate::error::SimError;
 use crate::metrics::LayerStats;
 use crate::request::{BlockDevice, Completion, Request};
 
 /// One thing the engine issued, in order.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Issued {
-    Request(Request),
+    /// The request in the same slot.
+    Request,
     /// The requests until the next `EndBatch` are one file's pages: the
     /// timer lets them enter together (`BlockDevice::begin_batch`).
     BeginBatch,
     EndBatch,
 }
 
-/// Requests issued and not yet taken, with the spent ones kept for reuse
-/// (a run allocates no request buffers once warm).
+/// What one operation issued, in slots that are filled in place and kept
+/// from one operation to the next, so that queueing a request copies it
+/// once and allocates nothing once the run is warm.
 #[derive(Debug)]
 pub struct Outbox {
     logical_pages: u64,
-    pub(super) queue: VecDeque<Issued>,
-    spare: Vec<Request>,
+    kinds: Vec<Issued>,
+    /// `slots[i]` is the request of `kinds[i]` when it is one (a marker's
+    /// slot is unused).
+    slots: Vec<Request>,
+    /// Entries issued, and taken, of the operation under way.
+    len: usize,
+    head: usize,
+    /// Requests issued and not yet taken.
+    pub(super) pending_requests: usize,
 }
 
 impl Outbox {
@@ -39,22 +46,50 @@ impl Outbox {
     pub fn new(logical_pages: u64) -> Self {
         Self {
             logical_pages,
-            queue: VecDeque::new(),
-            spare: Vec::new(),
+            kinds: Vec::new(),
+            slots: Vec::new(),
+            len: 0,
+            head: 0,
+            pending_requests: 0,
         }
     }
 
-    /// Takes back a request the loop is done with.
-    pub(super) fn recycle(&mut self, req: Request) {
-        self.spare.push(req);
+    /// The next slot to fill, as `kind`.
+    fn push(&mut self, kind: Issued) -> &mut Request {
+        if self.len == self.slots.len() {
+            self.slots.push(Request::default());
+            self.kinds.push(kind);
+        } else {
+            self.kinds[self.len] = kind;
+        }
+        self.len += 1;
+        &mut self.slots[self.len - 1]
+    }
+
+    /// The next entry issued and not taken, and its slot; `None` when all
+    /// were taken (the slots are then free for the next operation).
+    pub(super) fn take(&mut self) -> Option<(Issued, usize)> {
+        if self.head == self.len {
+            (self.head, self.len) = (0, 0);
+            return None;
+        }
+        let at = self.head;
+        self.head += 1;
+        if self.kinds[at] == Issued::Request {
+            self.pending_requests -= 1;
+        }
+        Some((self.kinds[at], at))
+    }
+
+    pub(super) fn slot(&self, at: usize) -> &Request {
+        &self.slots[at]
     }
 }
 
 impl BlockDevice for Outbox {
     fn submit(&mut self, req: &Request) -> Result<Completion, SimError> {
-        let mut queued = self.spare.pop().unwrap_or_default();
-        queued.copy_part_from(req, 0, req.pages);
-        self.queue.push_back(Issued::Request(queued));
+        self.push(Issued::Request).copy_part_from(req, 0, req.pages);
+        self.pending_requests += 1;
         // What the request will find is known only when it runs.
         Ok(Completion {
             mapped_pages: req.pages,
@@ -71,10 +106,10 @@ impl BlockDevice for Outbox {
     fn layer_stats(&self, _out: &mut Vec<LayerStats>) {}
 
     fn begin_batch(&mut self) {
-        self.queue.push_back(Issued::BeginBatch);
+        self.push(Issued::BeginBatch);
     }
 
     fn end_batch(&mut self) {
-        self.queue.push_back(Issued::EndBatch);
+        self.push(Issued::EndBatch);
     }
 }
