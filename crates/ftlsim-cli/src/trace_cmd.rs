@@ -112,14 +112,14 @@ pub struct InputArgs {
 
 impl InputArgs {
     fn options(&self) -> Result<ReaderOptions> {
-        reader_options(
+        Ok(reader_options(
             self.format.as_deref(),
             self.time_unit.as_deref(),
             self.action.as_deref(),
             self.device.as_deref(),
             self.skip_bad_lines,
             OptionNames::Flags,
-        )
+        )?)
     }
 }
 

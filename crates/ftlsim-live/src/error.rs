@@ -4,6 +4,7 @@
 //! (with its causes after `: `); the binary turns it into `anyhow`.
 
 use ftlsim::SimError;
+use ftlsim_run::RunError;
 use ftlsim_trace::TraceError;
 use thiserror::Error;
 
@@ -64,7 +65,7 @@ pub enum LiveError {
     SimulationPanicked,
     /// The config, as `ftlsim-run` loads and checks it (naming the key).
     #[error(transparent)]
-    Config(#[from] anyhow::Error),
+    Config(#[from] RunError),
     /// The simulation failed.
     #[error(transparent)]
     Sim(#[from] SimError),
@@ -96,14 +97,7 @@ impl LiveError {
     /// The message and its causes on one line, `: ` between them (what
     /// `anyhow` prints for `{:#}`), for a notice or a wrapped message.
     pub fn one_line(&self) -> String {
-        let mut line = self.to_string();
-        let mut cause = std::error::Error::source(self);
-        while let Some(c) = cause {
-            line.push_str(": ");
-            line.push_str(&c.to_string());
-            cause = c.source();
-        }
-        line
+        ftlsim_run::error::one_line(self)
     }
 
     /// The signal that stopped the run, if that is what this error is.

@@ -310,7 +310,7 @@ fn served_device_keeps_files_across_remount() {
         }
         let mnt = dir.join("mnt");
         std::fs::create_dir_all(&mnt).unwrap();
-        let read_back = (|| -> anyhow::Result<Vec<u8>> {
+        let read_back = (|| -> Result<Vec<u8>, Box<dyn std::error::Error>> {
             let lo = LoopDevice::attach(&disk, 4096, &notify())?;
             system::mkfs(FsKind::Ext4, &lo.path)?;
             let m = Mounted::mount(FsKind::Ext4, &lo.path, &mnt, true, &notify())?;

@@ -2,8 +2,8 @@
 //! with `key.path=value` overrides, validated by `ftlsim-run` exactly as
 //! the CLI does; errors become `FtlsimError` with the CLI's one-line message.
 
-use anyhow::{anyhow, bail, Result};
 use ftlsim::{Config, SimError};
+use ftlsim_run::RunError;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 
@@ -15,12 +15,16 @@ pyo3::create_exception!(
 );
 
 /// Loads a config: `kind` is "toml" or "json"; `origin` names it in errors.
-pub fn load(kind: &str, text: &str, origin: &str, sets: &[String]) -> Result<Config> {
+pub fn load(kind: &str, text: &str, origin: &str, sets: &[String]) -> Result<Config, RunError> {
     let mut table = match kind {
         "toml" => ftlsim_run::load::parse_toml(text, origin)?,
         "json" => serde_json::from_str::<toml::Table>(text)
-            .map_err(|e| anyhow!("{origin}: {e} (a config dict holds sections of numbers, strings, booleans and lists; no None)"))?,
-        other => bail!("config kind `{other}` is not toml or json"),
+            .map_err(|e| RunError::Input(format!("{origin}: {e} (a config dict holds sections of numbers, strings, booleans and lists; no None)")))?,
+        other => {
+            return Err(RunError::Input(format!(
+                "config kind `{other}` is not toml or json"
+            )))
+        }
     };
     for s in sets {
         ftlsim_run::load::apply_set(&mut table, s)?;
@@ -35,15 +39,21 @@ pub fn load(kind: &str, text: &str, origin: &str, sets: &[String]) -> Result<Con
 
 /// An error as a Python exception: an interrupted run is KeyboardInterrupt,
 /// anything else `FtlsimError` with the whole chain on one line.
-pub fn to_py_err(e: anyhow::Error) -> PyErr {
-    if matches!(e.downcast_ref::<SimError>(), Some(SimError::Interrupted)) {
+pub fn to_py_err(e: RunError) -> PyErr {
+    if e.interrupted() {
         return PyKeyboardInterrupt::new_err("ftlsim run interrupted");
     }
-    FtlsimError::new_err(format!("{e:#}"))
+    FtlsimError::new_err(e.one_line())
 }
 
 pub fn sim_err(e: SimError) -> PyErr {
     to_py_err(e.into())
+}
+
+/// An error of a library under ftlsim-run (a trace's, JSON's) as
+/// `FtlsimError`, with the whole chain on one line as [`to_py_err`] has it.
+pub fn other_err(e: impl std::error::Error) -> PyErr {
+    FtlsimError::new_err(ftlsim_run::error::one_line(&e))
 }
 
 /// Runs `f`, turning a panic into `FtlsimError`. A panic is a bug in
@@ -80,7 +90,7 @@ pub fn panic_for_tests() -> PyResult<()> {
 pub fn check_config(kind: &str, text: &str, origin: &str, sets: Vec<String>) -> PyResult<String> {
     guarded(|| {
         let cfg = load(kind, text, origin, &sets).map_err(to_py_err)?;
-        serde_json::to_string(&cfg).map_err(|e| to_py_err(e.into()))
+        serde_json::to_string(&cfg).map_err(other_err)
     })
 }
 

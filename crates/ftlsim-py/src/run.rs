@@ -8,7 +8,7 @@ use ftlsim::RunOptions;
 use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
 
-use crate::config::{guarded, load, to_py_err};
+use crate::config::{guarded, load, other_err, to_py_err};
 
 /// Runs a config; returns the report and its time series as JSON text:
 /// `(report, series, layer_series, latency_series)`. Ctrl-C stops the run
@@ -67,5 +67,5 @@ fn warn(py: Python<'_>, warnings: &[ftlsim_run::Warning]) -> PyResult<()> {
 }
 
 pub fn json<T: serde::Serialize>(value: &T) -> PyResult<String> {
-    serde_json::to_string(value).map_err(|e| to_py_err(e.into()))
+    serde_json::to_string(value).map_err(other_err)
 }

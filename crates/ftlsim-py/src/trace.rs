@@ -6,7 +6,7 @@ use ftlsim_trace::{Format, ReaderOptions, TimeUnit, TraceReader, TraceRecord, Tr
 use numpy::PyArray1;
 use pyo3::prelude::*;
 
-use crate::config::{guarded, to_py_err};
+use crate::config::{guarded, other_err, FtlsimError};
 
 fn options(
     format: Option<&str>,
@@ -22,13 +22,13 @@ fn options(
     if let Some(f) = format {
         opts.format = Some(
             f.parse::<Format>()
-                .map_err(|e| to_py_err(anyhow::anyhow!("format: {e}")))?,
+                .map_err(|e| FtlsimError::new_err(format!("format: {e}")))?,
         );
     }
     if let Some(u) = time_unit {
         opts.time_unit = Some(
             u.parse::<TimeUnit>()
-                .map_err(|e| to_py_err(anyhow::anyhow!("time_unit: {e}")))?,
+                .map_err(|e| FtlsimError::new_err(format!("time_unit: {e}")))?,
         );
     }
     Ok(opts)
@@ -64,7 +64,7 @@ impl TraceChunks {
         skip_bad_lines: bool,
     ) -> PyResult<Self> {
         let opts = options(format, time_unit, skip_bad_lines)?;
-        let reader = ftlsim_trace::open(Path::new(path), &opts).map_err(|e| to_py_err(e.into()))?;
+        let reader = ftlsim_trace::open(Path::new(path), &opts).map_err(other_err)?;
         Ok(Self {
             reader,
             rec: TraceRecord::default(),
@@ -107,7 +107,7 @@ impl TraceChunks {
             }
             Ok(())
         })
-        .map_err(|e| to_py_err(e.into()))?;
+        .map_err(other_err)?;
         if cols.0.is_empty() {
             return Ok(None);
         }
@@ -138,14 +138,12 @@ pub fn trace_stats(
     // Page counts divide by the page size: 0 would be a silent fallback
     // (TraceStats uses 1) or a division by zero, never what was meant.
     if page_bytes == 0 {
-        return Err(to_py_err(anyhow::anyhow!("page_bytes must be at least 1")));
+        return Err(FtlsimError::new_err("page_bytes must be at least 1"));
     }
     let opts = options(format, time_unit, skip_bad_lines)?;
-    let mut reader = ftlsim_trace::open(Path::new(path), &opts).map_err(|e| to_py_err(e.into()))?;
+    let mut reader = ftlsim_trace::open(Path::new(path), &opts).map_err(other_err)?;
     let stats = py.detach(|| {
-        guarded(|| {
-            TraceStats::from_reader(reader.as_mut(), page_bytes).map_err(|e| to_py_err(e.into()))
-        })
+        guarded(|| TraceStats::from_reader(reader.as_mut(), page_bytes).map_err(other_err))
     })?;
     crate::run::json(&stats)
 }

@@ -2,11 +2,12 @@
 
 use std::time::Instant;
 
-use anyhow::Result;
 use ftlsim::config::{Amount, Config, WorkloadType};
 use ftlsim::timing::TimingConfig;
 use ftlsim::{pipeline_allowed, RunOptions, Simulation};
 use serde::Serialize;
+
+use crate::error::{Result, RunError};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchCase {
@@ -76,7 +77,7 @@ fn lsm_case(quick: bool) -> Result<LsmBenchCase> {
     let wall_secs = start.elapsed().as_secs_f64();
     let lsm = report
         .lsm
-        .ok_or_else(|| anyhow::anyhow!("a YCSB run reports its lsm section"))?;
+        .ok_or_else(|| RunError::Internal("a YCSB run reports its lsm section".into()))?;
     Ok(LsmBenchCase {
         name: format!("YCSB load {n} x 1 KiB + {n} ops of A, full RemapCom"),
         records: n,
@@ -190,7 +191,9 @@ fn timed_case(
         requests_per_sec: median(&rates),
         segments_requests_per_sec: rates,
         requests_per_cpu_sec: per_cpu,
-        pipelined: pipeline_allowed()?,
+        // As the runs above would have said it: a bad FTLSIM_PIPELINE is
+        // the simulation's config error.
+        pipelined: pipeline_allowed().map_err(ftlsim::SimError::from)?,
         waf: report.window.waf.unwrap_or(0.0),
         simulated_iops: report.timing.iops.unwrap_or(0.0),
         write_latency_us_p99: report.timing.write_latency_us_p99.unwrap_or(0.0),
@@ -302,7 +305,7 @@ pub fn assigner_case(
     segments: usize,
     progress: &mut dyn FnMut(&str),
 ) -> Result<AssignerBenchCase> {
-    anyhow::ensure!(segments > 0, "bench needs at least one timed segment");
+    check_segments(segments)?;
     let blocks = if quick { 2048 } else { 16_384 };
     // `pass-through`: a layer that only passes requests down (lba-streams
     // with no ranges), the stack's own cost, to read the others against.
@@ -472,13 +475,23 @@ fn device(blocks: u32, pages_per_block: u32, spare_factor: f64) -> Config {
     c
 }
 
+/// Refuses a benchmark without a timed segment: it has no median to report.
+fn check_segments(segments: usize) -> Result<()> {
+    if segments == 0 {
+        return Err(RunError::Input(
+            "bench needs at least one timed segment".into(),
+        ));
+    }
+    Ok(())
+}
+
 pub fn run_bench(
     quick: bool,
     segments: usize,
     progress: &mut dyn FnMut(&str),
 ) -> Result<BenchReport> {
     // A median of nothing: refuse rather than quietly time one segment.
-    anyhow::ensure!(segments > 0, "bench needs at least one timed segment");
+    check_segments(segments)?;
     let blocks = if quick { 4096 } else { 65_536 };
     let mut cases = Vec::new();
     for sf in [0.28, 0.07] {
@@ -536,7 +549,7 @@ pub fn timed_cases(
     segments: usize,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<TimedBenchCase>> {
-    anyhow::ensure!(segments > 0, "bench needs at least one timed segment");
+    check_segments(segments)?;
     let blocks = if quick { 4096 } else { 65_536 };
     let mut cases = Vec::new();
     for sf in [0.28, 0.07] {

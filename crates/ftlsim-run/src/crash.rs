@@ -12,12 +12,13 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use anyhow::{bail, Result};
 use ftlsim::config::{Config, WorkloadType, DEFAULT_WRITES};
 use ftlsim::ftl::durability::BrokenRecovery;
 use ftlsim::workload::Generator;
 use ftlsim::{Op, SimError, Ssd, SsdOptions};
 use serde::Serialize;
+
+use crate::error::{Result, RunError};
 
 #[derive(Debug, Clone)]
 pub struct CrashOptions {
@@ -201,19 +202,24 @@ pub const MAX_CUTS: u64 = 1_000_000;
 /// refusal names the key or flag.
 fn refuse_unmodelled(cfg: &Config, opts: &CrashOptions) -> Result<()> {
     if opts.cuts == 0 {
-        bail!("--cuts 0: a crash test needs at least one cut");
+        return Err(RunError::Input(
+            "--cuts 0: a crash test needs at least one cut".into(),
+        ));
     }
     if opts.cuts > MAX_CUTS {
-        bail!(
+        return Err(RunError::Input(format!(
             "--cuts {}: at most {MAX_CUTS} cuts per sweep (each is a full recovery); run several sweeps with different --seed",
             opts.cuts
-        );
+        )));
     }
     if !(0.0..=1.0).contains(&opts.remap_fraction) {
-        bail!("--remap-fraction {} is outside [0, 1]", opts.remap_fraction);
+        return Err(RunError::Input(format!(
+            "--remap-fraction {} is outside [0, 1]",
+            opts.remap_fraction
+        )));
     }
     if !cfg.host.layers.is_empty() {
-        bail!("crash-test drives the device directly; remove [[host.layers]] (host layers keep no state on flash)");
+        return Err(RunError::Input("crash-test drives the device directly; remove [[host.layers]] (host layers keep no state on flash)".into()));
     }
     // The sweep drives pages through the block-level generator; application
     // models and traces have request streams of their own it does not replay.
@@ -223,10 +229,12 @@ fn refuse_unmodelled(cfg: &Config, opts: &CrashOptions) -> Result<()> {
         | WorkloadType::Zipf
         | WorkloadType::Sequential
         | WorkloadType::Tables => {}
-        other => bail!(
-            "config key `workload.type`: crash-test drives a block-level synthetic workload (uniform, hot-cold, zipf, sequential or tables), not {}",
-            serde_json::to_string(&other)?
-        ),
+        other => {
+            return Err(RunError::Input(format!(
+                "config key `workload.type`: crash-test drives a block-level synthetic workload (uniform, hot-cold, zipf, sequential or tables), not {}",
+                serde_json::to_string(&other)?
+            )))
+        }
     }
     check_crash_memory(cfg)
 }
@@ -334,7 +342,7 @@ pub fn crash_test(
     while done < opts.cuts {
         report.requests += 1;
         if report.requests > max_requests {
-            bail!("the workload made no flash operation in {max_requests} requests: no cut can land (is it read-only?)");
+            return Err(RunError::Input(format!("the workload made no flash operation in {max_requests} requests: no cut can land (is it read-only?)")));
         }
         let mut changes = Vec::new();
         // After a failed cut the device may be in any state; an error from

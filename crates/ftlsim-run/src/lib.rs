@@ -10,12 +10,14 @@
 //!   the analytical and queueing-theory validation and the throughput benchmark.
 //! * [`crash`]: power-cut sweeps against a reference model.
 //! * [`warning`]: what a run tells its user besides its results.
+//! * [`error`]: what went wrong, as [`RunError`].
 //!
 //! Front ends keep argument parsing, progress bars and printing: the
 //! library returns warnings and never prints.
 
 pub mod bench;
 pub mod crash;
+pub mod error;
 pub mod html;
 pub mod load;
 pub mod output;
@@ -30,5 +32,6 @@ pub mod validate;
 pub mod validate_timing;
 pub mod warning;
 
+pub use error::RunError;
 pub use simulate::{check_memory, simulate, simulate_with, Simulated};
 pub use warning::Warning;

@@ -3,8 +3,9 @@
 
 use std::path::Path;
 
-use anyhow::{anyhow, bail, Context, Result};
 use ftlsim::Config;
+
+use crate::error::{Context, Result, RunError};
 
 /// Parses `value` as a TOML value (number, bool, array, quoted string), or
 /// failing that as a bare string, so `--set ftl.gc_policy=fifo` works unquoted.
@@ -20,26 +21,32 @@ fn parse_value(value: &str) -> toml::Value {
 /// Applies one `key.path=value` override to the table.
 pub fn apply_set(table: &mut toml::Table, assignment: &str) -> Result<()> {
     let (key, value) = assignment.split_once('=').ok_or_else(|| {
-        anyhow!("--set `{assignment}`: expected KEY=VALUE, e.g. device.blocks=1024")
+        RunError::Input(format!(
+            "--set `{assignment}`: expected KEY=VALUE, e.g. device.blocks=1024"
+        ))
     })?;
     let key = key.trim();
     let parts: Vec<&str> = key.split('.').collect();
     if parts.iter().any(|p| p.is_empty()) {
-        bail!("--set `{assignment}`: `{key}` is not a dotted key like device.blocks");
+        return Err(RunError::Input(format!(
+            "--set `{assignment}`: `{key}` is not a dotted key like device.blocks"
+        )));
     }
     let mut cursor = table;
     for (i, part) in parts[..parts.len() - 1].iter().enumerate() {
         let not_section = || {
-            anyhow!(
+            RunError::Input(format!(
                 "--set `{assignment}`: `{}` is a value, not a section",
                 parts[..=i].join(".")
-            )
+            ))
         };
         // `name[i]` is element i of an array of tables (`host.layers[0]`);
         // i = its length appends a new table.
         if let Some((name, index)) = array_index(part) {
             let index = index.ok_or_else(|| {
-                anyhow!("--set `{assignment}`: `{part}` needs a number in brackets, like layers[0]")
+                RunError::Input(format!(
+                    "--set `{assignment}`: `{part}` needs a number in brackets, like layers[0]"
+                ))
             })?;
             let array = cursor
                 .entry(name.to_string())
@@ -51,9 +58,9 @@ pub fn apply_set(table: &mut toml::Table, assignment: &str) -> Result<()> {
             }
             let len = array.len();
             let element = array.get_mut(index).ok_or_else(|| {
-                anyhow!(
+                RunError::Input(format!(
                     "--set `{assignment}`: `{name}` has {len} entries, so [{index}] is past its end (at most [{len}], which appends)"
-                )
+                ))
             })?;
             cursor = element.as_table_mut().ok_or_else(not_section)?;
             continue;
@@ -91,7 +98,10 @@ fn array_index(part: &str) -> Option<(&str, Option<usize>)> {
 /// Turns a TOML table into a validated config; errors name the key.
 pub fn config_from_table(table: toml::Table, origin: &str) -> Result<Config> {
     let config: Config = deserialize_named(toml::Value::Table(table), origin, "config key")?;
-    config.validate().map_err(|e| anyhow!("{origin}: {e}"))?;
+    config.validate().map_err(|error| RunError::Config {
+        origin: origin.to_string(),
+        error,
+    })?;
     Ok(config)
 }
 
@@ -117,11 +127,11 @@ pub fn deserialize_named<T: serde::de::DeserializeOwned>(
             .collect::<Vec<_>>()
             .join("; ");
         let path = refine_path(&root, &path, &inner);
-        if path == "." || path.is_empty() {
-            anyhow!("{origin}: {inner}")
+        RunError::Input(if path == "." || path.is_empty() {
+            format!("{origin}: {inner}")
         } else {
-            anyhow!("{origin}: {what} `{path}`: {inner}")
-        }
+            format!("{origin}: {what} `{path}`: {inner}")
+        })
     })
 }
 
@@ -191,10 +201,10 @@ pub fn parse_toml(text: &str, origin: &str) -> Result<toml::Table> {
                 format!(":{line}")
             })
             .unwrap_or_default();
-        anyhow!(
+        RunError::Input(format!(
             "{origin}{place}: {}",
             e.message().trim().replace('\n', "; ")
-        )
+        ))
     })
 }
 
@@ -225,7 +235,7 @@ mod tests {
     use super::*;
 
     fn load(toml_text: &str, sets: &[&str]) -> Result<Config> {
-        let mut table: toml::Table = toml::from_str(toml_text)?;
+        let mut table: toml::Table = toml::from_str(toml_text).unwrap();
         for s in sets {
             apply_set(&mut table, s)?;
         }

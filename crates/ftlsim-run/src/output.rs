@@ -3,12 +3,12 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use anyhow::{Context, Result};
 use ftlsim::metrics::{LayerSeriesRow, Phase, SeriesRow};
 use ftlsim::{Config, Report};
 use ftlsim_trace::{check_not_input, write_via_temp};
 use plotters::prelude::{RGBColor, BLUE, RED};
 
+use crate::error::{Context, Result, RunError};
 use crate::plot::{
     box_chart, line_chart, BoxChartSpec, BoxSeries, BoxSlot, ChartSpec, Line, Marker, YScale,
 };
@@ -686,7 +686,9 @@ fn write_summary_csv(path: &Path, report: &Report) -> Result<()> {
 /// in the report's order: the columns of summary.csv and results.csv.
 pub fn scalar_fields(report: &Report) -> Result<Vec<(String, String)>> {
     let serde_json::Value::Object(map) = serde_json::to_value(report)? else {
-        anyhow::bail!("the report did not serialize to an object");
+        return Err(RunError::Internal(
+            "the report did not serialize to an object".into(),
+        ));
     };
     Ok(map
         .into_iter()

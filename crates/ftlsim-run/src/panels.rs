@@ -13,10 +13,10 @@
 
 use std::path::Path;
 
-use anyhow::Result;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use crate::error::{Result, RunError};
 use crate::plot::tick_label;
 
 /// One variant's bar.
@@ -138,7 +138,10 @@ pub fn ratio_panels(path: &Path, spec: &PanelsSpec, panels: &[Panel]) -> Result<
         root.present()?;
         Ok(())
     };
-    draw().map_err(|e| anyhow::anyhow!("plot {}: {e}", path.display()))
+    draw().map_err(|e| RunError::Plot {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
 }
 
 /// The x range every panel shares: every value and 1, padded.

@@ -2,10 +2,11 @@
 
 use std::path::Path;
 
-use anyhow::Result;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::error::{Result, RunError};
 
 /// One line of a line chart.
 pub struct Line {
@@ -71,7 +72,10 @@ pub fn stacked_line_charts(path: &Path, panels: &[(&ChartSpec, &[Line])]) -> Res
         .zip(&areas)
         .try_for_each(|((spec, lines), area)| line_panel(area, spec, lines))
         .and_then(|()| Ok(root.present()?));
-    result.map_err(|e| anyhow::anyhow!("plot {}: {e}", path.display()))
+    result.map_err(|e| RunError::Plot {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
 }
 
 /// One line chart from x = 0 to the largest x on `root`.
@@ -349,5 +353,8 @@ pub fn box_chart(
         root.present()?;
         Ok(())
     };
-    draw().map_err(|e| anyhow::anyhow!("plot {}: {e}", path.display()))
+    draw().map_err(|e| RunError::Plot {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
 }

@@ -1,10 +1,10 @@
 //! One call from a config to a report: synthetic workloads in the core,
 //! traces through the trace crate.
 
-use anyhow::Result;
 use ftlsim::config::{Config, WorkloadType};
 use ftlsim::{Progress, Report, RunOptions, Simulation};
 
+use crate::error::{Result, RunError};
 use crate::warning::Warning;
 
 /// A finished run: its report, and what the front end should tell the user
@@ -33,13 +33,13 @@ pub(crate) fn check_memory_bytes(cfg: &Config, need: u64) -> Result<()> {
             .map(|kib| kib * 1024)
     });
     if let Some(available) = available.filter(|&a| need > a) {
-        anyhow::bail!(
+        return Err(RunError::Input(format!(
             "device.blocks = {} x device.pages_per_block = {} needs about {:.1} GiB of simulator state, more than the {:.1} GiB of memory available",
             cfg.device.blocks,
             cfg.device.pages_per_block,
             need as f64 / f64::from(1u32 << 30),
             available as f64 / f64::from(1u32 << 30)
-        );
+        )));
     }
     Ok(())
 }

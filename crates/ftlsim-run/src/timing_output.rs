@@ -3,12 +3,12 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
 use ftlsim::timing::{LatencyRow, TimingMode};
 use ftlsim::{Config, Report};
 use ftlsim_trace::write_via_temp;
 use plotters::prelude::{RGBColor, BLACK, BLUE, CYAN, GREEN, MAGENTA, RED};
 
+use crate::error::{Context, Result};
 use crate::output::write_csv;
 use crate::plot::{stacked_line_charts, ChartSpec, Line, YScale};
 

@@ -6,22 +6,23 @@ use std::cell::Cell;
 use std::path::Path;
 use std::rc::Rc;
 
-use anyhow::{anyhow, Result};
 use ftlsim::config::{Config, TimingMode, TraceTrims};
 use ftlsim::request::{Op, Request, RequestSource};
 use ftlsim::timing::MAX_TIME_NS;
 use ftlsim::SimError;
 use ftlsim_trace::{
     device_id, FioDedupeOptions, FioDedupeWriter, Format, NativeWriter, OutputFile, PageOptions,
-    PageRequest, PageStream, ReaderOptions, TimeUnit, TraceRecord, MAX_REQUEST_BYTES,
+    PageRequest, PageStream, ReaderOptions, TimeUnit, TraceError, TraceRecord, MAX_REQUEST_BYTES,
 };
+
+use crate::error::{Result, RunError};
 
 /// Writes a fio-like dedupe trace to `output` in the native format, with
 /// offsets in pages of `page_bytes`. Errors name the `ftlsim trace
 /// generate` flags. The file is renamed into place when complete.
 pub fn generate(output: &Path, opts: FioDedupeOptions, page_bytes: u32) -> Result<u64> {
     if page_bytes == 0 {
-        return Err(anyhow!("--page-bytes must be at least 1"));
+        return Err(RunError::Input("--page-bytes must be at least 1".into()));
     }
     // Every offset and length must be a byte count the native format and
     // its readers take: the end of the addressed space in u64 bytes, and
@@ -31,20 +32,30 @@ pub fn generate(output: &Path, opts: FioDedupeOptions, page_bytes: u32) -> Resul
         .checked_mul(u64::from(page_bytes))
         .filter(|&b| b <= u64::MAX - MAX_REQUEST_BYTES);
     if space_bytes.is_none() {
-        return Err(anyhow!(
+        return Err(RunError::Input(format!(
             "--logical-pages {} of --page-bytes {page_bytes}: the addressed space passes 2^64 bytes",
             opts.logical_pages
-        ));
+        )));
     }
     if u64::from(opts.block_pages) * u64::from(page_bytes) > MAX_REQUEST_BYTES {
-        return Err(anyhow!(
+        return Err(RunError::Input(format!(
             "--block-pages {} of --page-bytes {page_bytes}: a request over {MAX_REQUEST_BYTES} bytes",
             opts.block_pages
-        ));
+        )));
     }
     check_generate_size(output, &opts)?;
-    let mut gen = FioDedupeWriter::new(opts).map_err(|e| anyhow!("{e}"))?;
-    let at = |e: std::io::Error| anyhow!("{}: {e}", output.display());
+    let mut gen = FioDedupeWriter::new(opts).map_err(|error| RunError::Trace {
+        what: None,
+        error: Box::new(error),
+    })?;
+    // The OS error after the file's name, as the trace crate says it.
+    let at = |source: std::io::Error| RunError::Trace {
+        what: None,
+        error: Box::new(TraceError::Io {
+            file: output.display().to_string(),
+            source,
+        }),
+    };
     let file = OutputFile::create(output, &[]).map_err(at)?;
     let mut writer = NativeWriter::new(std::io::BufWriter::new(file)).map_err(at)?;
     let (mut page, mut rec, mut n) = (PageRequest::default(), TraceRecord::default(), 0u64);
@@ -75,10 +86,10 @@ pub fn generate(output: &Path, opts: FioDedupeOptions, page_bytes: u32) -> Resul
 fn check_generate_size(output: &Path, opts: &FioDedupeOptions) -> Result<()> {
     use ftlsim::config::bounds::MAX_PLANNED_REQUESTS;
     if opts.requests > MAX_PLANNED_REQUESTS {
-        return Err(anyhow!(
+        return Err(RunError::Input(format!(
             "--requests {}: at most {MAX_PLANNED_REQUESTS} (2^40), the bound on requests a run may plan",
             opts.requests
-        ));
+        )));
     }
     let least_bytes = opts
         .requests
@@ -91,19 +102,19 @@ fn check_generate_size(output: &Path, opts: &FioDedupeOptions) -> Result<()> {
     // A file-size limit (`ulimit -f`) would kill the writer half way with
     // SIGXFSZ: say so before writing anything.
     if let Some(limit) = file_size_limit().filter(|&limit| least_bytes > limit) {
-        return Err(anyhow!(
+        return Err(RunError::Input(format!(
             "--requests {}: the trace takes at least {least_bytes} bytes, more than this process's file-size limit of {limit} bytes (ulimit -f)",
             opts.requests
-        ));
+        )));
     }
     if let Some(free) = free_bytes(dir).filter(|&free| least_bytes > free) {
-        return Err(anyhow!(
+        return Err(RunError::Input(format!(
             "--requests {}: the trace takes at least {:.1} GiB, more than the {:.1} GiB free in {}",
             opts.requests,
             least_bytes as f64 / f64::from(1u32 << 30),
             free as f64 / f64::from(1u32 << 30),
             dir.display()
-        ));
+        )));
     }
     Ok(())
 }
@@ -187,16 +198,16 @@ pub fn reader_options(
         ..ReaderOptions::default()
     };
     if let Some(f) = format {
-        o.format = Some(
-            f.parse::<Format>()
-                .map_err(|e| anyhow!("{}: {e}", names.format()))?,
-        );
+        o.format = Some(f.parse::<Format>().map_err(|error| RunError::Trace {
+            what: Some(names.format().into()),
+            error: Box::new(error),
+        })?);
     }
     if let Some(u) = time_unit {
-        o.time_unit = Some(
-            u.parse::<TimeUnit>()
-                .map_err(|e| anyhow!("{}: {e}", names.time_unit()))?,
-        );
+        o.time_unit = Some(u.parse::<TimeUnit>().map_err(|error| RunError::Trace {
+            what: Some(names.time_unit().into()),
+            error: Box::new(error),
+        })?);
     }
     if let Some(a) = action {
         let mut chars = a.chars();
@@ -205,10 +216,10 @@ pub fn reader_options(
                 o.blkparse_action = c.to_ascii_uppercase()
             }
             _ => {
-                return Err(anyhow!(
+                return Err(RunError::Input(format!(
                     "{}: `{a}` is not a blkparse action letter (D, Q, C, ...)",
                     names.action()
-                ))
+                )))
             }
         }
     }
@@ -309,8 +320,10 @@ pub fn open_source(cfg: &Config) -> Result<(Box<dyn RequestSource>, SkippedLines
     };
     let path = Path::new(&t.path);
     // The trace error already names the file (and line): flatten, don't chain.
-    let stream =
-        PageStream::open(path, &ropts, &popts).map_err(|e| anyhow!("workload.trace.path: {e}"))?;
+    let stream = PageStream::open(path, &ropts, &popts).map_err(|error| RunError::Trace {
+        what: Some("workload.trace.path".into()),
+        error: Box::new(error),
+    })?;
     let skipped = Rc::new(Cell::new(0));
     Ok((
         Box::new(TraceSource {

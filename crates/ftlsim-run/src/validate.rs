@@ -1,10 +1,11 @@
 //! `ftlsim validate`: simulated WAF against the analytical models of
 //! ../shared/reference/analytical-waf.md, implemented in `ftlsim::analytic`.
 
-use anyhow::Result;
 use ftlsim::analytic;
 use ftlsim::config::{Amount, Config, FrontierMode, GcPolicyName, WorkloadType};
 use serde::Serialize;
+
+use crate::error::Result;
 
 /// One comparison: a device and workload, and the model's WAF for it.
 struct Case {

@@ -14,11 +14,12 @@
 //! * Closed loop at a deep queue: throughput is min(LUNs / tR, channels /
 //!   transfer).
 
-use anyhow::Result;
 use ftlsim::config::{Amount, Config, WorkloadType};
 use ftlsim::timing::{TimingConfig, TimingMode};
 use ftlsim::Report;
 use serde::Serialize;
+
+use crate::error::Result;
 
 /// Array read time and page transfer time of every case, in µs.
 const READ_US: f64 = 40.0;

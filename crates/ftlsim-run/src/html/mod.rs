@@ -14,7 +14,7 @@ mod run;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use crate::error::{Context, Result};
 
 pub use reproduce::write_reproduce_page;
 pub use run::write_run_page;
@@ -220,7 +220,7 @@ mod tests {
         let input = dir.join("index.html");
         std::fs::write(&input, "config").unwrap();
         let e = write_page(&dir, "<html>", &[input.as_path()]).unwrap_err();
-        assert!(format!("{e:#}").contains("refusing"), "{e:#}");
+        assert!(e.one_line().contains("refusing"), "{}", e.one_line());
         assert_eq!(std::fs::read_to_string(&input).unwrap(), "config");
         write_page(&dir, "<html>", &[]).unwrap();
         assert_eq!(std::fs::read_to_string(&input).unwrap(), "<html>");

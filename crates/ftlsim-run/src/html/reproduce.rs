@@ -3,9 +3,8 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
-
 use super::{document, escape, figure, file_links, pre, table, write_page};
+use crate::error::Result;
 use crate::reproduce::render::{claims, reference_rows, result_rows, setup_line};
 use crate::reproduce::{Experiment, WorkloadResult};
 

@@ -3,10 +3,10 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use anyhow::Result;
 use ftlsim::{Config, Report};
 
 use super::{document, escape, figure, file_links, pre, table, write_page};
+use crate::error::Result;
 use crate::output::{scalar_fields, summary_table, RunAbout};
 
 /// A value of the report, `-` when undefined.

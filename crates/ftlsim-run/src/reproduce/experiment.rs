@@ -4,13 +4,13 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use anyhow::{anyhow, bail, Context, Result};
 use ftlsim::config::{Amount, Config};
 use ftlsim::Report;
 use serde_json::Value;
 
 use super::spec::{MetricSpec, Spec, WorkloadSpec};
 use super::{BuiltIn, BUILT_IN};
+use crate::error::{Context, Result, RunError};
 use crate::warning::Warning;
 
 /// Where an experiment's workload configs come from.
@@ -44,10 +44,10 @@ pub fn load(name_or_path: &str) -> Result<Experiment> {
     let looks_like_path = name_or_path.ends_with(".toml") || name_or_path.contains('/');
     if !looks_like_path && !path.is_file() {
         let names: Vec<&str> = BUILT_IN.iter().map(|b| b.name).collect();
-        bail!(
+        return Err(RunError::Input(format!(
             "no experiment `{name_or_path}`; the built-in experiments are {} (or give the path of an experiment .toml)",
             names.join(", ")
-        );
+        )));
     }
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read experiment {}", path.display()))?;
@@ -79,21 +79,30 @@ fn normalize(path: &Path) -> PathBuf {
 impl Experiment {
     /// The text of workload `i`'s config, and the name to report it by.
     pub(crate) fn config_text(&self, i: usize, w: &WorkloadSpec) -> Result<(String, String)> {
-        let key = format!("{}: key `workloads[{i}].config`", self.origin);
+        let key = format!("workloads[{i}].config");
         match &self.source {
             Source::BuiltIn(b) => {
                 let dir = Path::new(b.file.0).parent().unwrap_or(Path::new(""));
                 let path = normalize(&dir.join(&w.config));
                 let name = path.to_string_lossy().into_owned();
                 let (_, text) = b.configs.iter().find(|(p, _)| *p == name).ok_or_else(|| {
-                    anyhow!("{key}: {name} is not embedded in the binary (list it in ftlsim_run::reproduce::BUILT_IN)")
+                    RunError::Experiment {
+                        file: self.origin.clone(),
+                        key,
+                        message: format!("{name} is not embedded in the binary (list it in ftlsim_run::reproduce::BUILT_IN)"),
+                    }
                 })?;
                 Ok((text.to_string(), name))
             }
             Source::Dir(dir) => {
                 let path = dir.join(&w.config);
-                let text = std::fs::read_to_string(&path)
-                    .with_context(|| format!("{key}: cannot read {}", path.display()))?;
+                let text = std::fs::read_to_string(&path).with_context(|| {
+                    format!(
+                        "{}: key `{key}`: cannot read {}",
+                        self.origin,
+                        path.display()
+                    )
+                })?;
                 Ok((text, path.display().to_string()))
             }
         }
@@ -194,9 +203,9 @@ fn build_config(
             .with_context(|| format!("{}: key `variants[{variant}].sets`", exp.origin))?;
     }
     if let Some(path) = trace {
-        let path = path
-            .to_str()
-            .ok_or_else(|| anyhow!("trace path {} is not valid UTF-8", path.display()))?;
+        let path = path.to_str().ok_or_else(|| {
+            RunError::Input(format!("trace path {} is not valid UTF-8", path.display()))
+        })?;
         // A TOML string literal, quoted and escaped.
         let literal = toml::Value::String(path.to_string());
         crate::load::apply_set(&mut table, &format!("workload.trace.path={literal}"))?;
@@ -221,7 +230,8 @@ fn build_config(
     if let Some(capacities) = size.1.window_logical_capacities.filter(|_| synthetic) {
         let pages = (capacities * cfg.logical_pages() as f64).round() as u64;
         set_window(&mut cfg, pages);
-        cfg.validate().map_err(|e| anyhow!("{origin}: {e}"))?;
+        cfg.validate()
+            .map_err(|error| RunError::Config { origin, error })?;
     }
     Ok(cfg)
 }
@@ -253,10 +263,13 @@ fn check_fields(exp: &Experiment, report: &Value) -> Result<()> {
         for (key, field) in fields {
             let top = field.split('.').next().unwrap_or(field);
             if lookup(report, top).is_none() {
-                bail!(
-                    "{}: key `metrics[{i}].{key}`: `{field}` is not a field of the run report (see `ftlsim run --json`)",
-                    exp.origin
-                );
+                return Err(RunError::Experiment {
+                    file: exp.origin.clone(),
+                    key: format!("metrics[{i}].{key}"),
+                    message: format!(
+                        "`{field}` is not a field of the run report (see `ftlsim run --json`)"
+                    ),
+                });
             }
         }
     }
@@ -274,16 +287,19 @@ pub fn run_experiment(
     let spec = &exp.spec;
     for name in &opts.only {
         if !spec.workloads.iter().any(|w| &w.name == name) {
-            bail!(
+            return Err(RunError::Input(format!(
                 "--only: no workload `{name}` in {}; the workloads are {}",
                 exp.origin,
                 exp.workload_names()
-            );
+            )));
         }
     }
     if let Some(dir) = &opts.traces {
         if !dir.is_dir() {
-            bail!("--traces {}: no such folder", dir.display());
+            return Err(RunError::Input(format!(
+                "--traces {}: no such folder",
+                dir.display()
+            )));
         }
     }
     let mut plan = Vec::new();
@@ -321,7 +337,7 @@ pub fn run_experiment(
         plan.push((w, table, origin, trace));
     }
     if plan.is_empty() && !missing.is_empty() {
-        bail!(
+        return Err(RunError::Input(format!(
             "{}: no workload can run: trace{} not found: {} (looked in {}; give the folder with --traces)",
             exp.origin,
             if missing.len() > 1 { "s" } else { "" },
@@ -331,7 +347,7 @@ pub fn run_experiment(
                 .map(|d| d.display().to_string())
                 .collect::<Vec<_>>()
                 .join(" and ")
-        );
+        )));
     }
     let total: usize = plan
         .iter()

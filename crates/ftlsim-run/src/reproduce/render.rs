@@ -4,7 +4,6 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
 use ftlsim::config::WorkloadType;
 use ftlsim_trace::write_via_temp;
 use plotters::style::BLACK;
@@ -12,6 +11,7 @@ use serde_json::Value;
 
 use super::experiment::{Experiment, WorkloadResult};
 use super::spec::{Claim, Format, MetricSpec, ReferenceRow};
+use crate::error::{Context, Result, RunError};
 use crate::panels::{ratio_panels, Bar, Panel, PanelsSpec};
 
 /// `{"experiment": NAME, "workloads": {WORKLOAD: {VARIANT: report}}}`.
@@ -331,10 +331,11 @@ pub fn check_config_keys(exp: &Experiment, config: &ftlsim::Config) -> Result<()
     let json = serde_json::to_value(config)?;
     for (i, key) in exp.spec.csv_config_keys.iter().enumerate() {
         if config_value(&json, key).is_none() {
-            anyhow::bail!(
-                "{}: key `csv_config_keys[{i}]`: `{key}` is not a config key",
-                exp.origin
-            );
+            return Err(RunError::Experiment {
+                file: exp.origin.clone(),
+                key: format!("csv_config_keys[{i}]"),
+                message: format!("`{key}` is not a config key"),
+            });
         }
     }
     Ok(())

@@ -5,8 +5,9 @@
 
 use std::collections::BTreeSet;
 
-use anyhow::{anyhow, bail, Result};
 use serde::Deserialize;
+
+use crate::error::{Result, RunError};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -194,7 +195,11 @@ impl Spec {
     pub fn parse(text: &str, origin: &str) -> Result<Spec> {
         let value = toml::Value::Table(crate::load::parse_toml(text, origin)?);
         let spec: Spec = crate::load::deserialize_named(value, origin, "key")?;
-        spec.check().map_err(|e| anyhow!("{origin}: {e}"))?;
+        spec.check().map_err(|e| RunError::Experiment {
+            file: origin.to_string(),
+            key: e.key,
+            message: e.message,
+        })?;
         Ok(spec)
     }
 
@@ -203,38 +208,44 @@ impl Spec {
     }
 
     /// The references between the file's own names resolve, and names are unique.
-    fn check(&self) -> Result<()> {
+    fn check(&self) -> Result<(), KeyError> {
         unique("workloads", self.workloads.iter().map(|w| w.name.as_str()))?;
         unique("variants", self.variants.iter().map(|v| v.name.as_str()))?;
         unique("metrics", self.metrics.iter().map(|m| m.name.as_str()))?;
         if self.workloads.is_empty() {
-            bail!("key `workloads`: at least one workload");
+            return bad("workloads", "at least one workload");
         }
-        let variant = |key: String, name: &str| -> Result<()> {
+        let variant = |key: String, name: &str| -> Result<(), KeyError> {
             if self.variants.iter().any(|v| v.name == name) {
                 Ok(())
             } else {
-                bail!(
-                    "key `{key}`: no variant `{name}`; the variants are {}",
-                    self.variants
-                        .iter()
-                        .map(|v| v.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                bad(
+                    key,
+                    format!(
+                        "no variant `{name}`; the variants are {}",
+                        self.variants
+                            .iter()
+                            .map(|v| v.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
                 )
             }
         };
-        let metric = |key: String, name: &str| -> Result<()> {
+        let metric = |key: String, name: &str| -> Result<(), KeyError> {
             if self.metric(name).is_some() {
                 Ok(())
             } else {
-                bail!(
-                    "key `{key}`: no metric `{name}`; the metrics are {}",
-                    self.metrics
-                        .iter()
-                        .map(|m| m.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                bad(
+                    key,
+                    format!(
+                        "no metric `{name}`; the metrics are {}",
+                        self.metrics
+                            .iter()
+                            .map(|m| m.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
                 )
             }
         };
@@ -246,7 +257,10 @@ impl Spec {
             let baseline = w.baseline.as_deref().unwrap_or(&self.baseline);
             variant(format!("workloads[{i}].baseline"), baseline)?;
             if !w.runs(baseline) {
-                bail!("key `workloads[{i}].baseline`: `{baseline}` is not among the workload's variants");
+                return bad(
+                    format!("workloads[{i}].baseline"),
+                    format!("`{baseline}` is not among the workload's variants"),
+                );
             }
         }
         for (key, size) in [
@@ -255,26 +269,35 @@ impl Spec {
         ] {
             if let Some(x) = size.window_logical_capacities {
                 if !(x.is_finite() && x > 0.0) {
-                    bail!("key `{key}.window_logical_capacities`: {x} is not a positive number");
+                    return bad(
+                        format!("{key}.window_logical_capacities"),
+                        format!("{x} is not a positive number"),
+                    );
                 }
             }
         }
         for (i, m) in self.metrics.iter().enumerate() {
             if m.vs_field.is_some() && m.per_field.is_some() {
-                bail!("key `metrics[{i}]`: give `vs_field` or `per_field`, not both");
+                return bad(
+                    format!("metrics[{i}]"),
+                    "give `vs_field` or `per_field`, not both",
+                );
             }
             if m.decimals > MAX_DECIMALS {
                 // An f64 holds about 17 significant digits: more decimals
                 // print noise, and a huge count only fills memory and pads
                 // table columns without bound.
-                bail!(
-                    "key `metrics[{i}].decimals`: {} is more than {MAX_DECIMALS}",
-                    m.decimals
+                return bad(
+                    format!("metrics[{i}].decimals"),
+                    format!("{} is more than {MAX_DECIMALS}", m.decimals),
                 );
             }
             if m.chart && m.vs_field.is_some() {
                 // A relative change has no meaningful ratio to the baseline's.
-                bail!("key `metrics[{i}].chart`: a metric with `vs_field` cannot be charted against the baseline");
+                return bad(
+                    format!("metrics[{i}].chart"),
+                    "a metric with `vs_field` cannot be charted against the baseline",
+                );
             }
         }
         if let Some(reference) = &self.reference {
@@ -284,7 +307,7 @@ impl Spec {
                 variant(format!("{key}.variant"), &row.variant)?;
                 match (&row.ratio_to, &row.change_vs) {
                     (Some(_), Some(_)) => {
-                        bail!("key `{key}`: give `ratio_to` or `change_vs`, not both")
+                        return bad(key, "give `ratio_to` or `change_vs`, not both")
                     }
                     (Some(v), None) => variant(format!("{key}.ratio_to"), v)?,
                     (None, Some(v)) => variant(format!("{key}.change_vs"), v)?,
@@ -296,7 +319,10 @@ impl Spec {
             let key = format!("claims[{i}]");
             metric(format!("{key}.metric"), &c.metric)?;
             if !self.workloads.iter().any(|w| w.name == c.workload) {
-                bail!("key `{key}.workload`: no workload `{}`", c.workload);
+                return bad(
+                    format!("{key}.workload"),
+                    format!("no workload `{}`", c.workload),
+                );
             }
             match (c.increasing.is_empty(), &c.variant, c.above) {
                 (false, None, None) if c.increasing.len() >= 2 => {
@@ -305,24 +331,44 @@ impl Spec {
                     }
                 }
                 (true, Some(v), Some(_)) => variant(format!("{key}.variant"), v)?,
-                _ => bail!(
-                    "key `{key}`: give `increasing` (two variants or more), or `variant` and `above`"
-                ),
+                _ => {
+                    return bad(
+                        key,
+                        "give `increasing` (two variants or more), or `variant` and `above`",
+                    )
+                }
             }
         }
         Ok(())
     }
 }
 
-fn unique<'a>(key: &str, names: impl Iterator<Item = &'a str>) -> Result<()> {
+fn unique<'a>(key: &str, names: impl Iterator<Item = &'a str>) -> Result<(), KeyError> {
     let mut seen = BTreeSet::new();
     for (i, name) in names.enumerate() {
         if name.is_empty() {
-            bail!("key `{key}[{i}].name`: empty");
+            return bad(format!("{key}[{i}].name"), "empty");
         }
         if !seen.insert(name) {
-            bail!("key `{key}[{i}].name`: `{name}` appears twice");
+            return bad(
+                format!("{key}[{i}].name"),
+                format!("`{name}` appears twice"),
+            );
         }
     }
     Ok(())
+}
+
+/// What is wrong with one key of an experiment file; [`Spec::parse`] adds
+/// the file ([`RunError::Experiment`]).
+struct KeyError {
+    key: String,
+    message: String,
+}
+
+fn bad<T>(key: impl Into<String>, message: impl Into<String>) -> Result<T, KeyError> {
+    Err(KeyError {
+        key: key.into(),
+        message: message.into(),
+    })
 }

@@ -52,16 +52,7 @@ const LONG_FUNCTION_DEBTS: &[(&str, &str)] = &[(
 const PRINT_DEBTS: &[(&str, &str)] = &[];
 
 /// Known library crates with `anyhow` in `[dependencies]`, by crate directory.
-const ANYHOW_DEBTS: &[(&str, &str)] = &[
-    (
-        "crates/ftlsim-live",
-        "issue 26: LiveError::Config wraps the anyhow::Error ftlsim-run returns",
-    ),
-    (
-        "crates/ftlsim-run",
-        "docs/ARCHITECTURE.md, Known gaps: ftlsim-run returns anyhow::Error",
-    ),
-];
+const ANYHOW_DEBTS: &[(&str, &str)] = &[];
 
 #[test]
 fn no_import_cycle_between_core_modules() {
