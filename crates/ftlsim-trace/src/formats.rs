@@ -11,6 +11,8 @@
 //! The entries are written inside [`format_table!`], which numbers them: an
 //! entry's Rust name (`Msr`) becomes the constant `Format::Msr`, a handle on
 //! the entry's position, so that the name and the data cannot disagree.
+//! Entries name their module's items by full path (`crate::msr::MsrParser`),
+//! so that an entry is all a new format adds to this file.
 
 use std::fmt;
 use std::str::FromStr;
@@ -18,7 +20,6 @@ use std::str::FromStr;
 use crate::error::TraceError;
 use crate::reader::{Format, ReaderOptions, Stream, TraceReader};
 use crate::text::{self, LineParser, Score};
-use crate::{alibaba, blkparse, disksim, fio, fiu, libcachesim, msr, native, spc, tencent, vscsi};
 
 /// Builds a format's reader over a decompressed stream.
 pub(crate) type OpenFn = fn(Stream, &ReaderOptions) -> Result<Box<dyn TraceReader>, TraceError>;
@@ -108,6 +109,9 @@ macro_rules! format_table {
     };
 }
 
+// The entries, in the order help lists them. A new one: a doc line, the Rust
+// name of its constant, and its spec; `detect_order` must be unused (the
+// table_is_consistent test checks that, and that no name is taken twice).
 format_table! {
     /// MSR Cambridge CSV: `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`.
     Msr: FormatSpec {
@@ -115,7 +119,7 @@ format_table! {
         aliases: &[],
         description: "MSR Cambridge CSV: FILETIME 100 ns ticks, byte offset and size",
         detect_order: 40,
-        reading: Reading::text::<msr::MsrParser>(),
+        reading: Reading::text::<crate::msr::MsrParser>(),
     },
     /// FIU: `time_ns pid process lba_sector size_sectors R/W major minor md5...`.
     Fiu: FormatSpec {
@@ -123,7 +127,7 @@ format_table! {
         aliases: &[],
         description: "FIU: ns, 512 B sectors, MD5 per sector or per 4 KiB page",
         detect_order: 50,
-        reading: Reading::text::<fiu::FiuParser>(),
+        reading: Reading::text::<crate::fiu::FiuParser>(),
     },
     /// blkparse default text output.
     Blkparse: FormatSpec {
@@ -131,7 +135,7 @@ format_table! {
         aliases: &["blktrace"],
         description: "blkparse text: seconds, 512 B sectors; replays one action (D)",
         detect_order: 60,
-        reading: Reading::text::<blkparse::BlkparseParser>(),
+        reading: Reading::text::<crate::blkparse::BlkparseParser>(),
     },
     /// DiskSim / MQSim ASCII: `time device lba_sector size_sectors type`.
     Disksim: FormatSpec {
@@ -140,7 +144,7 @@ format_table! {
         description: "DiskSim/MQSim ASCII: time (--time-unit, default ms), sectors, \
                       type bit 0 = read",
         detect_order: 70,
-        reading: Reading::text::<disksim::DisksimParser>(),
+        reading: Reading::text::<crate::disksim::DisksimParser>(),
     },
     /// SPC / UMass: `ASU,LBA,Size,Opcode,Timestamp`.
     Spc: FormatSpec {
@@ -148,7 +152,7 @@ format_table! {
         aliases: &["umass"],
         description: "SPC: ASU, LBA in 512 B sectors, size bytes, r/w, seconds",
         detect_order: 80,
-        reading: Reading::text::<spc::SpcParser>(),
+        reading: Reading::text::<crate::spc::SpcParser>(),
     },
     /// Alibaba block traces: `device_id,opcode,offset,length,timestamp`.
     Alibaba: FormatSpec {
@@ -156,7 +160,7 @@ format_table! {
         aliases: &["ali"],
         description: "Alibaba block CSV: device, R/W, byte offset and length, microseconds",
         detect_order: 90,
-        reading: Reading::text::<alibaba::AlibabaParser>(),
+        reading: Reading::text::<crate::alibaba::AlibabaParser>(),
     },
     /// Tencent CBS: `Timestamp,Offset,Size,IOType,VolumeID`.
     Tencent: FormatSpec {
@@ -164,7 +168,7 @@ format_table! {
         aliases: &["cbs"],
         description: "Tencent CBS CSV: seconds, sector offset and size, 0 read/1 write, volume",
         detect_order: 100,
-        reading: Reading::text::<tencent::TencentParser>(),
+        reading: Reading::text::<crate::tencent::TencentParser>(),
     },
     /// fio iolog version 2 or 3.
     Fio: FormatSpec {
@@ -173,7 +177,7 @@ format_table! {
         description: "fio iolog v2/v3: bytes; v3 timestamps in microseconds (--time-unit)",
         // Before the CSV formats: its first line names it.
         detect_order: 30,
-        reading: Reading::text::<fio::FioParser>(),
+        reading: Reading::text::<crate::fio::FioParser>(),
     },
     /// libCacheSim block CSV (`version,time,op,size,lbn`, CloudPhysics).
     Libcachesim: FormatSpec {
@@ -181,7 +185,7 @@ format_table! {
         aliases: &["cloudphysics"],
         description: "libCacheSim block CSV: seconds, SCSI opcode hex, size bytes, lbn in 512 B",
         detect_order: 110,
-        reading: Reading::text::<libcachesim::LibcachesimParser>(),
+        reading: Reading::text::<crate::libcachesim::LibcachesimParser>(),
     },
     /// ftlsim's own binary format (see [`crate::native`]).
     Native: FormatSpec {
@@ -190,8 +194,8 @@ format_table! {
         description: "ftlsim native binary trace",
         detect_order: 10,
         reading: Reading::Binary {
-            sniff: native::sniff,
-            open: native::open,
+            sniff: crate::native::sniff,
+            open: crate::native::open,
         },
     },
     /// CloudPhysics / VMware vscsi binary records, versions 1 and 2 (see
@@ -203,8 +207,8 @@ format_table! {
                       len bytes, SCSI opcode",
         detect_order: 20,
         reading: Reading::Binary {
-            sniff: |head| vscsi::sniff(head).is_some(),
-            open: vscsi::open,
+            sniff: |head| crate::vscsi::sniff(head).is_some(),
+            open: crate::vscsi::open,
         },
     },
 }
