@@ -5,8 +5,9 @@
 //! detection tries it, and how its files are recognised and read. The
 //! [`Format`] constants, [`Format::ALL`], [`Format::NAMES`] and the `Debug`,
 //! `Display` and `FromStr` of [`Format`] all come from this table, and
-//! detection ([`crate::detect`]) and [`crate::open()`] only walk it, so a new
-//! format is its module plus one entry here (and its `mod` line in lib.rs).
+//! detection ([`crate::detect`]) and opening ([`crate::open()`]) know formats
+//! only through it, so a new format is its module plus one entry here (and
+//! its `mod` line in lib.rs).
 //!
 //! The entries are written inside [`format_table!`], which numbers them: an
 //! entry's Rust name (`Msr`) becomes the constant `Format::Msr`, a handle on
