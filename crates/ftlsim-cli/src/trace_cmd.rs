@@ -7,7 +7,7 @@ use anyhow::{anyhow, Context, Result};
 use clap::Subcommand;
 use ftlsim_run::trace_source::{generate, reader_options, OptionNames};
 use ftlsim_trace::{
-    convert_file, open, FioDedupeOptions, OutputFormat, ReaderOptions, TimeUnit, TraceStats,
+    convert_file, open, FioDedupeOptions, Format, OutputFormat, ReaderOptions, TimeUnit, TraceStats,
 };
 
 #[derive(Subcommand)]
@@ -92,9 +92,7 @@ pub enum TraceCommand {
 
 #[derive(clap::Args, Clone)]
 pub struct InputArgs {
-    /// Input format (msr, fiu, blkparse, disksim, spc, alibaba, tencent, fio,
-    /// libcachesim, native, vscsi); detected when omitted.
-    #[arg(long, alias = "from")]
+    #[arg(long, alias = "from", help = format_help())]
     format: Option<String>,
     /// Time unit for DiskSim and fio v3 input: s, ms, us, ns.
     #[arg(long)]
@@ -108,6 +106,15 @@ pub struct InputArgs {
     /// Skip unparsable lines and report how many, instead of stopping.
     #[arg(long)]
     skip_bad_lines: bool,
+}
+
+/// The help of `--format`, from the trace crate's format table, so that a
+/// new format shows up here without an edit.
+fn format_help() -> String {
+    format!(
+        "Input format ({}); detected when omitted",
+        Format::NAMES.join(", ")
+    )
 }
 
 impl InputArgs {

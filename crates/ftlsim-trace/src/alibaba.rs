@@ -9,8 +9,8 @@
 //!
 //! A first line starting with a letter is taken as a header and skipped.
 
-use crate::error::LineError;
-use crate::reader::Format;
+use crate::error::{LineError, TraceError};
+use crate::reader::ReaderOptions;
 use crate::record::TraceRecord;
 use crate::text::{
     check_count, check_end, check_length, classify_header, looks_like_header, parse_time_ns,
@@ -19,15 +19,9 @@ use crate::text::{
 
 pub(crate) struct AlibabaParser;
 
-impl AlibabaParser {
-    pub(crate) fn new() -> Self {
-        AlibabaParser
-    }
-}
-
 impl LineParser for AlibabaParser {
-    fn format(&self) -> Format {
-        Format::Alibaba
+    fn from_options(_opts: &ReaderOptions) -> Result<Self, TraceError> {
+        Ok(AlibabaParser)
     }
 
     fn parse(

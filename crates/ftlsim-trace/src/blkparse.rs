@@ -18,7 +18,7 @@
 //!   (`maj,min` first) but are malformed are errors.
 
 use crate::error::{shorten, LineError, TraceError};
-use crate::reader::Format;
+use crate::reader::ReaderOptions;
 use crate::record::{device_id, fnv1a64, TraceOp, TraceRecord};
 use crate::text::{
     check_end, check_length, parse_time_ns, parse_u64, sectors_to_bytes, split_ws, LineParser,
@@ -51,20 +51,6 @@ enum PendingData {
     },
 }
 
-impl BlkparseParser {
-    pub(crate) fn new(action: char) -> Result<Self, TraceError> {
-        if !action.is_ascii_alphabetic() {
-            return Err(TraceError::Option(format!(
-                "blkparse action `{action}` is not a letter (expected e.g. D, Q or C)"
-            )));
-        }
-        Ok(BlkparseParser {
-            action: action.to_string(),
-            pending: [None, None],
-        })
-    }
-}
-
 /// `maj,min` with both sides decimal.
 fn is_dev_token(s: &str) -> bool {
     match s.split_once(',') {
@@ -79,8 +65,17 @@ fn is_dev_token(s: &str) -> bool {
 }
 
 impl LineParser for BlkparseParser {
-    fn format(&self) -> Format {
-        Format::Blkparse
+    fn from_options(opts: &ReaderOptions) -> Result<Self, TraceError> {
+        let action = opts.blkparse_action;
+        if !action.is_ascii_alphabetic() {
+            return Err(TraceError::Option(format!(
+                "blkparse action `{action}` is not a letter (expected e.g. D, Q or C)"
+            )));
+        }
+        Ok(BlkparseParser {
+            action: action.to_string(),
+            pending: [None, None],
+        })
     }
 
     fn parse(

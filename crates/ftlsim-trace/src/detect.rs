@@ -1,20 +1,19 @@
 //! Format auto-detection from the first lines of a (decompressed) file.
 //!
-//! The native format is recognised by its magic bytes, vscsi by the version
-//! byte of its first records (see [`crate::vscsi`]). For text, every text
-//! format's own parser reads the first non-blank, non-comment lines (up to
+//! Formats are tried in [`Format::ALL`] order, walking the format table
+//! (`formats.rs`), binary formats first. A binary format recognises its own
+//! first bytes (the native format its magic, vscsi the version byte of its
+//! first records, see [`crate::vscsi`]). For text, every text format's own
+//! parser reads the first non-blank, non-comment lines (up to
 //! [`SAMPLE_LINES`]); a format is a candidate when it accepts all of them and
 //! recognises at least one as its own. One candidate wins; among several, the
 //! only one whose exact column header was seen wins; otherwise detection is
 //! ambiguous and the error lists the candidates.
 
 use crate::error::shorten;
-use crate::native::NATIVE_MAGIC;
-use crate::reader::{Format, ReaderOptions, TimeUnit};
-use crate::record::TraceRecord;
-use crate::text::{looks_like_header, UTF8_BOM};
-use crate::text::{LineParser, Parsed};
-use crate::{alibaba, blkparse, disksim, fio, fiu, libcachesim, msr, spc, tencent, vscsi};
+use crate::formats::Reading;
+use crate::reader::{Format, ReaderOptions};
+use crate::text::{looks_like_header, Score, UTF8_BOM};
 
 /// Lines looked at.
 pub const SAMPLE_LINES: usize = 64;
@@ -28,57 +27,6 @@ pub(crate) enum DetectFailure {
     Failed(String),
 }
 
-#[derive(Default)]
-struct Score {
-    matched: usize,
-    foreign: usize,
-    known_header: bool,
-    /// First rejection: (line number, message).
-    error: Option<(u64, String)>,
-}
-
-fn score<P: LineParser>(mut parser: P, lines: &[(u64, &str)]) -> Score {
-    let mut s = Score::default();
-    let mut rec = TraceRecord::default();
-    for (i, (line_no, line)) in lines.iter().enumerate() {
-        rec.reset();
-        match parser.parse(line, i == 0, &mut rec) {
-            Ok(Parsed::Record) | Ok(Parsed::Skip) => s.matched += 1,
-            Ok(Parsed::KnownHeader) => s.known_header = true,
-            Ok(Parsed::Header) => {}
-            Ok(Parsed::Foreign) => s.foreign += 1,
-            Err(e) => {
-                s.error = Some((*line_no, e.to_string()));
-                return s;
-            }
-        }
-        while parser.take_pending(&mut rec) {}
-    }
-    s
-}
-
-fn score_format(format: Format, lines: &[(u64, &str)], opts: &ReaderOptions) -> Option<Score> {
-    let unit = opts.time_unit;
-    Some(match format {
-        Format::Msr => score(msr::MsrParser::new(), lines),
-        Format::Fiu => score(fiu::FiuParser::new(), lines),
-        Format::Blkparse => score(
-            blkparse::BlkparseParser::new(opts.blkparse_action).ok()?,
-            lines,
-        ),
-        Format::Disksim => score(
-            disksim::DisksimParser::new(unit.unwrap_or(TimeUnit::Millis)),
-            lines,
-        ),
-        Format::Spc => score(spc::SpcParser::new(), lines),
-        Format::Alibaba => score(alibaba::AlibabaParser::new(), lines),
-        Format::Tencent => score(tencent::TencentParser::new(), lines),
-        Format::Fio => score(fio::FioParser::new(unit.unwrap_or(TimeUnit::Micros)), lines),
-        Format::Libcachesim => score(libcachesim::LibcachesimParser::new(), lines),
-        Format::Native | Format::Vscsi => return None,
-    })
-}
-
 /// Detects the format of a file from its first bytes (after decompression).
 /// `at_eof` tells whether `prefix` is the whole file (so its last line is
 /// complete even without a newline).
@@ -87,11 +35,14 @@ pub(crate) fn detect_format(
     at_eof: bool,
     opts: &ReaderOptions,
 ) -> Result<Format, DetectFailure> {
-    if prefix.starts_with(&NATIVE_MAGIC) {
-        return Ok(Format::Native);
-    }
-    if vscsi::sniff(prefix).is_some() {
-        return Ok(Format::Vscsi);
+    // Binary formats first, on the raw bytes: the text checks below stop at
+    // the first control character, which binary data is full of.
+    for format in Format::ALL {
+        if let Reading::Binary { sniff, .. } = format.spec().reading {
+            if sniff(prefix) {
+                return Ok(format);
+            }
+        }
     }
     // A UTF-8 byte order mark (Windows tools write one) is not part of line 1.
     let prefix = prefix.strip_prefix(UTF8_BOM).unwrap_or(prefix);
@@ -137,7 +88,10 @@ pub(crate) fn detect_format(
     let mut candidates: Vec<(Format, Score)> = Vec::new();
     let mut rejected: Vec<(Format, Score)> = Vec::new();
     for format in Format::ALL {
-        let Some(s) = score_format(format, &lines, opts) else {
+        let Reading::Text { score, .. } = format.spec().reading else {
+            continue;
+        };
+        let Some(s) = score(&lines, opts) else {
             continue;
         };
         if s.error.is_none() && s.matched >= 1 && s.matched > s.foreign {

@@ -10,8 +10,8 @@
 //!
 //! A first line starting with a letter is taken as a header and skipped.
 
-use crate::error::LineError;
-use crate::reader::{Format, TimeUnit};
+use crate::error::{LineError, TraceError};
+use crate::reader::{ReaderOptions, TimeUnit};
 use crate::record::{TraceOp, TraceRecord};
 use crate::text::{
     check_count, check_end, check_length, looks_like_header, parse_time_ns, parse_u32, parse_u64,
@@ -22,17 +22,13 @@ pub(crate) struct DisksimParser {
     ns_per_unit: u64,
 }
 
-impl DisksimParser {
-    pub(crate) fn new(unit: TimeUnit) -> Self {
-        DisksimParser {
-            ns_per_unit: unit.ns_per_unit(),
-        }
-    }
-}
-
 impl LineParser for DisksimParser {
-    fn format(&self) -> Format {
-        Format::Disksim
+    fn from_options(opts: &ReaderOptions) -> Result<Self, TraceError> {
+        // DiskSim traces are in milliseconds; MQSim's need `ns`.
+        let unit = opts.time_unit.unwrap_or(TimeUnit::Millis);
+        Ok(DisksimParser {
+            ns_per_unit: unit.ns_per_unit(),
+        })
     }
 
     fn parse(

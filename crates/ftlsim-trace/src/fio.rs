@@ -17,8 +17,8 @@
 //! Device: [`crate::device_id`] of the file name (a hash for paths like
 //! `/dev/nvme0n1`).
 
-use crate::error::{shorten, LineError};
-use crate::reader::{Format, TimeUnit};
+use crate::error::{shorten, LineError, TraceError};
+use crate::reader::{ReaderOptions, TimeUnit};
 use crate::record::{device_id, TraceOp, TraceRecord};
 use crate::text::{
     check_end, check_length, parse_time_ns, parse_u64, split_ws, LineParser, Parsed,
@@ -31,22 +31,18 @@ pub(crate) struct FioParser {
     wait_ns: u64,
 }
 
-impl FioParser {
-    pub(crate) fn new(unit: TimeUnit) -> Self {
-        FioParser {
-            version: 0,
-            ns_per_unit: unit.ns_per_unit(),
-            wait_ns: 0,
-        }
-    }
-}
-
 const FILE_ACTIONS: &str = "add, open, close";
 const IO_ACTIONS: &str = "read, write, trim, sync, datasync, wait";
 
 impl LineParser for FioParser {
-    fn format(&self) -> Format {
-        Format::Fio
+    fn from_options(opts: &ReaderOptions) -> Result<Self, TraceError> {
+        // fio writes v3 timestamps in microseconds (see the module doc).
+        let unit = opts.time_unit.unwrap_or(TimeUnit::Micros);
+        Ok(FioParser {
+            version: 0,
+            ns_per_unit: unit.ns_per_unit(),
+            wait_ns: 0,
+        })
     }
 
     fn parse(

@@ -16,8 +16,8 @@
 //!
 //!   Any other count is an error. Lines without hashes give no fingerprints.
 
-use crate::error::{shorten, LineError};
-use crate::reader::Format;
+use crate::error::{shorten, LineError, TraceError};
+use crate::reader::ReaderOptions;
 use crate::record::{
     combine_fingerprints, fnv1a64, mkdev, TraceRecord, FINGERPRINT_PAGE_BYTES,
     MAX_FINGERPRINTS_PER_RECORD, SECTOR_BYTES,
@@ -34,17 +34,11 @@ pub(crate) struct FiuParser {
     sector_hashes: Vec<u128>,
 }
 
-impl FiuParser {
-    pub(crate) fn new() -> Self {
-        FiuParser {
-            sector_hashes: Vec::new(),
-        }
-    }
-}
-
 impl LineParser for FiuParser {
-    fn format(&self) -> Format {
-        Format::Fiu
+    fn from_options(_opts: &ReaderOptions) -> Result<Self, TraceError> {
+        Ok(FiuParser {
+            sector_hashes: Vec::new(),
+        })
     }
 
     fn parse(

@@ -29,9 +29,13 @@
 //! * `text` (line reader shared by the text formats) and the format modules:
 //!   [`msr`], [`fiu`], [`blkparse`], [`disksim`], [`spc`], [`alibaba`],
 //!   [`tencent`], [`fio`], [`libcachesim`], [`native`], [`vscsi`].
-//! * [`detect`]: format auto-detection, trying each format's parser.
+//! * `formats`: the format table, one entry per format module (name,
+//!   aliases, help line, detection order, how to recognise and read it);
+//!   [`Format`] is a handle on an entry. A new format is its module, its
+//!   `mod` line below and its entry there.
+//! * [`detect`]: format auto-detection, walking the table.
 //! * [`open`](mod@open): [`open()`], [`open_stream`], [`detect_file`]:
-//!   decompression, detection, and construction of every format's reader.
+//!   decompression, detection, and construction of the format's reader.
 //! * [`pages`], [`stats`], [`convert`](mod@convert), [`synthetic`]: page requests,
 //!   statistics, conversion and synthetic traces, on top of [`open`](mod@open).
 
@@ -46,6 +50,7 @@ pub mod disksim;
 pub mod error;
 pub mod fio;
 pub mod fiu;
+mod formats;
 pub mod libcachesim;
 pub mod msr;
 pub mod native;

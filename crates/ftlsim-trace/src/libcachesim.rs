@@ -19,8 +19,8 @@
 //!
 //! No device column: records have `device == None`.
 
-use crate::error::{shorten, LineError};
-use crate::reader::Format;
+use crate::error::{shorten, LineError, TraceError};
+use crate::reader::ReaderOptions;
 use crate::record::{TraceOp, TraceRecord};
 use crate::text::{
     check_count, check_end, check_length, classify_header, looks_like_header, parse_time_ns,
@@ -28,12 +28,6 @@ use crate::text::{
 };
 
 pub(crate) struct LibcachesimParser;
-
-impl LibcachesimParser {
-    pub(crate) fn new() -> Self {
-        LibcachesimParser
-    }
-}
 
 fn scsi_op(s: &str) -> Option<TraceOp> {
     let hex = s
@@ -59,8 +53,8 @@ pub(crate) fn scsi_opcode(code: u8) -> Option<TraceOp> {
 }
 
 impl LineParser for LibcachesimParser {
-    fn format(&self) -> Format {
-        Format::Libcachesim
+    fn from_options(_opts: &ReaderOptions) -> Result<Self, TraceError> {
+        Ok(LibcachesimParser)
     }
 
     fn parse(

@@ -11,8 +11,8 @@
 //!
 //! A first line starting with a letter is taken as a column header and skipped.
 
-use crate::error::LineError;
-use crate::reader::Format;
+use crate::error::{LineError, TraceError};
+use crate::reader::ReaderOptions;
 use crate::record::{msr_device_id, TraceOp, TraceRecord};
 use crate::text::{
     check_count, check_end, check_length, classify_header, looks_like_header, parse_u64, split_sep,
@@ -24,15 +24,9 @@ const KNOWN_HEADER: &str = "timestamp,hostname,disknumber,type,offset,size,respo
 
 pub(crate) struct MsrParser;
 
-impl MsrParser {
-    pub(crate) fn new() -> Self {
-        MsrParser
-    }
-}
-
 impl LineParser for MsrParser {
-    fn format(&self) -> Format {
-        Format::Msr
+    fn from_options(_opts: &ReaderOptions) -> Result<Self, TraceError> {
+        Ok(MsrParser)
     }
 
     fn parse(

@@ -32,7 +32,7 @@
 use std::io::{BufRead, Write};
 
 use crate::error::TraceError;
-use crate::reader::{Format, TraceReader};
+use crate::reader::{Format, ReaderOptions, Stream, TraceReader};
 use crate::record::{TraceOp, TraceRecord, MAX_FINGERPRINTS_PER_RECORD, MAX_REQUEST_BYTES};
 
 /// First 8 bytes of every native trace.
@@ -204,9 +204,25 @@ enum Decode {
     Bad(String),
 }
 
+/// Whether a (decompressed) file starting with `head` is a native trace:
+/// the format table's detection of this format.
+pub(crate) fn sniff(head: &[u8]) -> bool {
+    head.starts_with(&NATIVE_MAGIC)
+}
+
+/// Opens the reader of a native trace: the format table's `open` of this
+/// format.
+pub(crate) fn open(
+    stream: Stream,
+    opts: &ReaderOptions,
+) -> Result<Box<dyn TraceReader>, TraceError> {
+    Ok(Box::new(NativeReader::new(stream, opts.device)))
+}
+
 /// Reads native traces (see the module docs for the layout).
 pub struct NativeReader {
     input: Box<dyn BufRead + Send>,
+    format: Format,
     file: String,
     codec: Option<&'static str>,
     device: Option<u32>,
@@ -228,16 +244,12 @@ pub struct NativeReader {
 }
 
 impl NativeReader {
-    pub(crate) fn new(
-        input: Box<dyn BufRead + Send>,
-        file: String,
-        codec: Option<&'static str>,
-        device: Option<u32>,
-    ) -> Self {
+    fn new(stream: Stream, device: Option<u32>) -> Self {
         NativeReader {
-            input,
-            file,
-            codec,
+            input: stream.input,
+            format: stream.format,
+            file: stream.file,
+            codec: stream.codec,
             device,
             buf: Vec::with_capacity(256 * 1024),
             pos: 0,
@@ -545,7 +557,7 @@ impl TraceReader for NativeReader {
     }
 
     fn format(&self) -> Format {
-        Format::Native
+        self.format
     }
 
     fn name(&self) -> &str {

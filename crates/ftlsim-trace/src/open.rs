@@ -1,5 +1,6 @@
 //! Opening traces: compression detection (by magic bytes), format
-//! auto-detection, and construction of each format's reader.
+//! auto-detection, and construction of the format's reader (by its entry in
+//! the format table, `formats.rs`).
 //!
 //! The shared types ([`Format`], [`TimeUnit`], [`ReaderOptions`],
 //! [`TraceReader`], [`Records`], [`Compression`]) live in [`crate::reader`]
@@ -10,11 +11,9 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Cursor, Read};
 use std::path::Path;
 
+use crate::detect;
 use crate::error::TraceError;
-use crate::text::TextReader;
-use crate::{
-    alibaba, blkparse, detect, disksim, fio, fiu, libcachesim, msr, native, spc, tencent, vscsi,
-};
+use crate::reader::Stream;
 
 pub use crate::reader::{Compression, Format, ReaderOptions, Records, TimeUnit, TraceReader};
 
@@ -149,7 +148,8 @@ fn read_prefix(input: &mut dyn Read, out: &mut Vec<u8>, max: usize) -> std::io::
     Ok(false)
 }
 
-/// Builds the reader of `format` over an already decompressed stream.
+/// Builds the reader of `format` over an already decompressed stream, with
+/// the `open` of its entry in the format table.
 pub(crate) fn reader_for(
     format: Format,
     input: Box<dyn BufRead + Send>,
@@ -157,38 +157,16 @@ pub(crate) fn reader_for(
     codec: Option<&'static str>,
     opts: &ReaderOptions,
 ) -> Result<Box<dyn TraceReader>, TraceError> {
-    let dev = opts.device;
-    let skip = opts.skip_bad_lines;
-    macro_rules! text {
-        ($parser:expr) => {
-            Box::new(TextReader::new(input, file, codec, $parser, dev, skip))
-        };
-    }
-    let reader: Box<dyn TraceReader> = match format {
-        Format::Msr => text!(msr::MsrParser::new()),
-        Format::Fiu => text!(fiu::FiuParser::new()),
-        Format::Blkparse => text!(blkparse::BlkparseParser::new(opts.blkparse_action)?),
-        Format::Disksim => text!(disksim::DisksimParser::new(
-            opts.time_unit.unwrap_or(TimeUnit::Millis)
-        )),
-        Format::Spc => text!(spc::SpcParser::new()),
-        Format::Alibaba => text!(alibaba::AlibabaParser::new()),
-        Format::Tencent => text!(tencent::TencentParser::new()),
-        Format::Fio => text!(fio::FioParser::new(
-            opts.time_unit.unwrap_or(TimeUnit::Micros)
-        )),
-        Format::Libcachesim => text!(libcachesim::LibcachesimParser::new()),
-        Format::Native => Box::new(native::NativeReader::new(input, file, codec, dev)),
-        Format::Vscsi => Box::new(vscsi::VscsiReader::new(
+    let open = format.spec().reading.open();
+    open(
+        Stream {
+            format,
             input,
             file,
             codec,
-            dev,
-            skip,
-            opts.skip_option,
-        )),
-    };
-    Ok(reader)
+        },
+        opts,
+    )
 }
 
 /// Detects the format of a file without opening a reader.

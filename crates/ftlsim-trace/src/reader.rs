@@ -1,152 +1,40 @@
-//! The vocabulary every trace reader shares: format names ([`Format`]),
-//! time units ([`TimeUnit`]), reader options ([`ReaderOptions`]), the
+//! The vocabulary every trace reader shares: the [`Format`] handle, time
+//! units ([`TimeUnit`]), reader options ([`ReaderOptions`]), the
 //! [`TraceReader`] trait and its [`Records`] iterator, and [`Compression`].
 //!
-//! This module imports no format module; the format modules and
-//! [`crate::open`](mod@crate::open), which constructs their readers, import it.
+//! This module imports no format module; the format modules, the format
+//! table (`formats.rs`) and [`crate::open`](mod@crate::open) import it.
 
 use std::fmt;
+use std::io::BufRead;
 use std::str::FromStr;
 
 use crate::error::TraceError;
 use crate::record::TraceRecord;
 
-/// A trace file format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Format {
-    /// MSR Cambridge CSV: `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`.
-    Msr,
-    /// FIU: `time_ns pid process lba_sector size_sectors R/W major minor md5...`.
-    Fiu,
-    /// blkparse default text output.
-    Blkparse,
-    /// DiskSim / MQSim ASCII: `time device lba_sector size_sectors type`.
-    Disksim,
-    /// SPC / UMass: `ASU,LBA,Size,Opcode,Timestamp`.
-    Spc,
-    /// Alibaba block traces: `device_id,opcode,offset,length,timestamp`.
-    Alibaba,
-    /// Tencent CBS: `Timestamp,Offset,Size,IOType,VolumeID`.
-    Tencent,
-    /// fio iolog version 2 or 3.
-    Fio,
-    /// libCacheSim block CSV (`version,time,op,size,lbn`, CloudPhysics).
-    Libcachesim,
-    /// ftlsim's own binary format (see [`crate::native`]).
-    Native,
-    /// CloudPhysics / VMware vscsi binary records, versions 1 and 2 (see
-    /// [`crate::vscsi`]).
-    Vscsi,
-}
+/// A trace file format: a handle on its entry in the format table
+/// (`formats.rs`), where its name, aliases, description, detection and
+/// reader come from. The constants (`Format::Msr`, ...), [`Format::ALL`],
+/// [`Format::NAMES`], `name()`, `description()`, `Debug`, `Display` and
+/// `FromStr` are defined beside that table; this module only holds the type,
+/// so that the format modules can name it without importing the table that
+/// imports them. Ordered as [`Format::NAMES`] lists the formats.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Format(
+    /// Position in the format table.
+    pub(crate) u8,
+);
 
-impl Format {
-    /// Every format, in the order detection tries them.
-    pub const ALL: [Format; 11] = [
-        Format::Native,
-        Format::Vscsi,
-        Format::Fio,
-        Format::Msr,
-        Format::Fiu,
-        Format::Blkparse,
-        Format::Disksim,
-        Format::Spc,
-        Format::Alibaba,
-        Format::Tencent,
-        Format::Libcachesim,
-    ];
-
-    /// Every format name, for CLI help: `msr, fiu, blkparse, ...`.
-    pub const NAMES: [&'static str; 11] = [
-        "msr",
-        "fiu",
-        "blkparse",
-        "disksim",
-        "spc",
-        "alibaba",
-        "tencent",
-        "fio",
-        "libcachesim",
-        "native",
-        "vscsi",
-    ];
-
-    /// The name accepted by [`Format::from_str`].
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Msr => "msr",
-            Format::Fiu => "fiu",
-            Format::Blkparse => "blkparse",
-            Format::Disksim => "disksim",
-            Format::Spc => "spc",
-            Format::Alibaba => "alibaba",
-            Format::Tencent => "tencent",
-            Format::Fio => "fio",
-            Format::Libcachesim => "libcachesim",
-            Format::Native => "native",
-            Format::Vscsi => "vscsi",
-        }
-    }
-
-    /// One line about the format and its units, for CLI help.
-    pub fn description(self) -> &'static str {
-        match self {
-            Format::Msr => "MSR Cambridge CSV: FILETIME 100 ns ticks, byte offset and size",
-            Format::Fiu => "FIU: ns, 512 B sectors, MD5 per sector or per 4 KiB page",
-            Format::Blkparse => "blkparse text: seconds, 512 B sectors; replays one action (D)",
-            Format::Disksim => {
-                "DiskSim/MQSim ASCII: time (--time-unit, default ms), sectors, type bit 0 = read"
-            }
-            Format::Spc => "SPC: ASU, LBA in 512 B sectors, size bytes, r/w, seconds",
-            Format::Alibaba => {
-                "Alibaba block CSV: device, R/W, byte offset and length, microseconds"
-            }
-            Format::Tencent => {
-                "Tencent CBS CSV: seconds, sector offset and size, 0 read/1 write, volume"
-            }
-            Format::Fio => "fio iolog v2/v3: bytes; v3 timestamps in microseconds (--time-unit)",
-            Format::Libcachesim => {
-                "libCacheSim block CSV: seconds, SCSI opcode hex, size bytes, lbn in 512 B"
-            }
-            Format::Native => "ftlsim native binary trace",
-            Format::Vscsi => {
-                "CloudPhysics/VMware vscsi binary, v1 or v2: microseconds, lbn in 512 B, len bytes, SCSI opcode"
-            }
-        }
-    }
-}
-
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Format {
-    type Err = TraceError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let lower = s.trim().to_ascii_lowercase();
-        let f = match lower.as_str() {
-            "msr" => Format::Msr,
-            "fiu" => Format::Fiu,
-            "blkparse" | "blktrace" => Format::Blkparse,
-            "disksim" | "mqsim" | "ascii" => Format::Disksim,
-            "spc" | "umass" => Format::Spc,
-            "alibaba" | "ali" => Format::Alibaba,
-            "tencent" | "cbs" => Format::Tencent,
-            "fio" | "iolog" => Format::Fio,
-            "libcachesim" | "cloudphysics" => Format::Libcachesim,
-            "native" | "ftlsim" => Format::Native,
-            "vscsi" => Format::Vscsi,
-            _ => {
-                return Err(TraceError::Option(format!(
-                    "unknown trace format `{s}` (expected one of: {})",
-                    Format::NAMES.join(", ")
-                )))
-            }
-        };
-        Ok(f)
-    }
+/// A decompressed trace stream, handed to the reader of its format.
+pub(crate) struct Stream {
+    /// The format being read (what [`TraceReader::format`] reports).
+    pub(crate) format: Format,
+    /// The decompressed bytes.
+    pub(crate) input: Box<dyn BufRead + Send>,
+    /// The file name used in messages.
+    pub(crate) file: String,
+    /// The codec the file was compressed with, for messages; `None` if plain.
+    pub(crate) codec: Option<&'static str>,
 }
 
 /// Unit of a time column whose unit the format leaves open.
@@ -353,17 +241,6 @@ impl Compression {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn format_names_round_trip() {
-        for name in Format::NAMES {
-            let f: Format = name.parse().unwrap();
-            assert_eq!(f.name(), name);
-            assert!(Format::ALL.contains(&f));
-        }
-        let err = "nope".parse::<Format>().unwrap_err().to_string();
-        assert!(err.contains("msr, fiu"), "{err}");
-    }
 
     #[test]
     fn time_units() {

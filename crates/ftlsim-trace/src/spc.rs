@@ -10,8 +10,8 @@
 //! Extra trailing fields are ignored. A first line starting with a letter
 //! is taken as a header and skipped.
 
-use crate::error::LineError;
-use crate::reader::Format;
+use crate::error::{LineError, TraceError};
+use crate::reader::ReaderOptions;
 use crate::record::TraceRecord;
 use crate::text::{
     check_count, check_end, check_length, looks_like_header, parse_time_ns, parse_u32, parse_u64,
@@ -20,15 +20,9 @@ use crate::text::{
 
 pub(crate) struct SpcParser;
 
-impl SpcParser {
-    pub(crate) fn new() -> Self {
-        SpcParser
-    }
-}
-
 impl LineParser for SpcParser {
-    fn format(&self) -> Format {
-        Format::Spc
+    fn from_options(_opts: &ReaderOptions) -> Result<Self, TraceError> {
+        Ok(SpcParser)
     }
 
     fn parse(

@@ -1,12 +1,14 @@
 //! Shared machinery of the line-oriented formats: a streaming, constant-memory
 //! line reader (one reused buffer, bounded line length), the generic
-//! [`TextReader`] that turns a [`LineParser`] into a [`TraceReader`], and the
-//! field parsing helpers that produce the uniform error messages.
+//! [`TextReader`] that turns a [`LineParser`] into a [`TraceReader`], the two
+//! functions a text format's entry in the format table points to ([`open`]
+//! and [`score`], detection's trial of a parser), and the field parsing
+//! helpers that produce the uniform error messages.
 
 use std::io::BufRead;
 
 use crate::error::{shorten, LineError, TraceError};
-use crate::reader::{Format, TraceReader};
+use crate::reader::{Format, ReaderOptions, Stream, TraceReader};
 use crate::record::{TraceOp, TraceRecord, MAX_REQUEST_BYTES, SECTOR_BYTES};
 
 /// Longest accepted line: 4 MiB (an FIU line with per-sector MD5s for a
@@ -37,7 +39,11 @@ pub(crate) enum Parsed {
 
 /// One line format. `parse` sees a trimmed, non-blank, non-comment line.
 pub(crate) trait LineParser: Send {
-    fn format(&self) -> Format;
+    /// A parser for a new file, set up from the reader options it heeds
+    /// (time unit, blkparse action); fails on options it cannot use.
+    fn from_options(opts: &ReaderOptions) -> Result<Self, TraceError>
+    where
+        Self: Sized;
     /// Parses one line into `rec` (already reset). `first` is true for the
     /// first non-blank, non-comment line of the file.
     fn parse(
@@ -64,6 +70,7 @@ enum RawLine {
 pub(crate) struct TextReader<P: LineParser> {
     input: Box<dyn BufRead + Send>,
     buf: Vec<u8>,
+    format: Format,
     file: String,
     codec: Option<&'static str>,
     parser: P,
@@ -79,23 +86,29 @@ pub(crate) struct TextReader<P: LineParser> {
     done: bool,
 }
 
+/// Opens a text format's reader: the table's `open` for a text format, one
+/// instance per parser type so that [`LineParser::parse`] is called
+/// statically on every line (only the choice of reader, once per file, goes
+/// through a function pointer).
+pub(crate) fn open<P: LineParser + 'static>(
+    stream: Stream,
+    opts: &ReaderOptions,
+) -> Result<Box<dyn TraceReader>, TraceError> {
+    let parser = P::from_options(opts)?;
+    Ok(Box::new(TextReader::new(stream, parser, opts)))
+}
+
 impl<P: LineParser> TextReader<P> {
-    pub(crate) fn new(
-        input: Box<dyn BufRead + Send>,
-        file: String,
-        codec: Option<&'static str>,
-        parser: P,
-        device: Option<u32>,
-        skip_bad_lines: bool,
-    ) -> Self {
+    fn new(stream: Stream, parser: P, opts: &ReaderOptions) -> Self {
         TextReader {
-            input,
+            input: stream.input,
             buf: Vec::with_capacity(256),
-            file,
-            codec,
+            format: stream.format,
+            file: stream.file,
+            codec: stream.codec,
             parser,
-            device,
-            skip_bad_lines,
+            device: opts.device,
+            skip_bad_lines: opts.skip_bad_lines,
             line_no: 0,
             record_line: 0,
             seen_data_line: false,
@@ -262,7 +275,7 @@ impl<P: LineParser> TraceReader for TextReader<P> {
     }
 
     fn format(&self) -> Format {
-        self.parser.format()
+        self.format
     }
 
     fn name(&self) -> &str {
@@ -284,6 +297,44 @@ impl<P: LineParser> TraceReader for TextReader<P> {
     fn first_skipped_error(&self) -> Option<&TraceError> {
         self.first_skipped.as_ref()
     }
+}
+
+/// How a text format's parser fares on the sample lines detection looks at.
+#[derive(Default)]
+pub(crate) struct Score {
+    /// Lines it read as its own (records and lines it skips on purpose).
+    pub(crate) matched: usize,
+    /// Lines it tolerates as not its own ([`Parsed::Foreign`]).
+    pub(crate) foreign: usize,
+    /// It saw its own exact column header.
+    pub(crate) known_header: bool,
+    /// First rejection: (line number, message).
+    pub(crate) error: Option<(u64, String)>,
+}
+
+/// Scores the sample `lines` (line number, trimmed text; no blank or
+/// comment line) with a fresh `P`: the table's `score` for a text format.
+/// `None` when `P` cannot be set up with `opts` (a blkparse action that is
+/// not a letter): the format is then not a candidate at all.
+pub(crate) fn score<P: LineParser>(lines: &[(u64, &str)], opts: &ReaderOptions) -> Option<Score> {
+    let mut parser = P::from_options(opts).ok()?;
+    let mut s = Score::default();
+    let mut rec = TraceRecord::default();
+    for (i, (line_no, line)) in lines.iter().enumerate() {
+        rec.reset();
+        match parser.parse(line, i == 0, &mut rec) {
+            Ok(Parsed::Record) | Ok(Parsed::Skip) => s.matched += 1,
+            Ok(Parsed::KnownHeader) => s.known_header = true,
+            Ok(Parsed::Header) => {}
+            Ok(Parsed::Foreign) => s.foreign += 1,
+            Err(e) => {
+                s.error = Some((*line_no, e.to_string()));
+                return Some(s);
+            }
+        }
+        while parser.take_pending(&mut rec) {}
+    }
+    Some(s)
 }
 
 // ---------------------------------------------------------------------------

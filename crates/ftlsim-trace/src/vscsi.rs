@@ -31,7 +31,7 @@ use std::io::BufRead;
 
 use crate::error::TraceError;
 use crate::libcachesim::scsi_opcode;
-use crate::reader::{Format, TraceReader};
+use crate::reader::{Format, ReaderOptions, Stream, TraceReader};
 use crate::record::{TraceOp, TraceRecord, SECTOR_BYTES};
 
 /// Bytes of a version 1 record.
@@ -161,9 +161,19 @@ fn decode(version: VscsiVersion, b: &[u8], rec: &mut TraceRecord) -> Result<(), 
     Ok(())
 }
 
+/// Opens the reader of a vscsi trace: the format table's `open` of this
+/// format.
+pub(crate) fn open(
+    stream: Stream,
+    opts: &ReaderOptions,
+) -> Result<Box<dyn TraceReader>, TraceError> {
+    Ok(Box::new(VscsiReader::new(stream, opts)))
+}
+
 /// Reads vscsi traces (see the module docs).
 pub struct VscsiReader {
     input: Box<dyn BufRead + Send>,
+    format: Format,
     file: String,
     codec: Option<&'static str>,
     device: Option<u32>,
@@ -182,21 +192,15 @@ pub struct VscsiReader {
 }
 
 impl VscsiReader {
-    pub(crate) fn new(
-        input: Box<dyn BufRead + Send>,
-        file: String,
-        codec: Option<&'static str>,
-        device: Option<u32>,
-        skip_bad_lines: bool,
-        skip_option: &'static str,
-    ) -> Self {
+    fn new(stream: Stream, opts: &ReaderOptions) -> Self {
         VscsiReader {
-            input,
-            file,
-            codec,
-            device,
-            skip_bad_lines,
-            skip_option,
+            input: stream.input,
+            format: stream.format,
+            file: stream.file,
+            codec: stream.codec,
+            device: opts.device,
+            skip_bad_lines: opts.skip_bad_lines,
+            skip_option: opts.skip_option,
             version: None,
             buf: [0; V2_RECORD_BYTES],
             index: 0,
@@ -348,7 +352,7 @@ impl TraceReader for VscsiReader {
     }
 
     fn format(&self) -> Format {
-        Format::Vscsi
+        self.format
     }
 
     fn name(&self) -> &str {

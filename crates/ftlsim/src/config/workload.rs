@@ -51,8 +51,9 @@ pub const MIN_REGION_PAGES: u64 = 4096;
 #[serde(deny_unknown_fields, default)]
 pub struct TraceConfig {
     pub path: String,
-    /// Format name (msr, fiu, blkparse, disksim, spc, alibaba, tencent, fio,
-    /// libcachesim, native, vscsi); detected from the content when absent.
+    /// Format name, one of ftlsim-trace's `Format::NAMES` (`ftlsim trace stats
+    /// --help` lists them; not copied here, where a new format would leave the
+    /// list stale); detected from the content when absent.
     pub format: Option<String>,
     /// Replay only this device or volume (a number, `maj,min`, or a name).
     pub device: Option<String>,
