@@ -173,7 +173,7 @@ impl Device {
         let ssd = self.inner.ssd();
         let mut layers: Vec<LayerStats> = Vec::new();
         self.inner.layer_stats(&mut layers);
-        let c = ssd.counters;
+        let c = ssd.counters();
         let value = serde_json::json!({
             "counters": c,
             "waf": (c.host_write_pages > 0).then(|| c.waf()),

@@ -228,7 +228,7 @@ fn steady_state(cfg: &Config, segments: usize) -> Result<(Simulation, Rates)> {
         top_per_cpu: Vec::with_capacity(segments),
     };
     for _ in 0..segments {
-        let before = sim.ssd().counters.host_write_pages;
+        let before = sim.ssd().counters().host_write_pages;
         let (start, cpu_start) = (Instant::now(), cpu_secs(libc::CLOCK_PROCESS_CPUTIME_ID));
         sim.measure(&mut |_| {})?;
         let secs = start.elapsed().as_secs_f64();
@@ -236,7 +236,7 @@ fn steady_state(cfg: &Config, segments: usize) -> Result<(Simulation, Rates)> {
         rates.top.push(units / secs);
         rates
             .device
-            .push((sim.ssd().counters.host_write_pages - before) as f64 / secs);
+            .push((sim.ssd().counters().host_write_pages - before) as f64 / secs);
         if let (Some(a), Some(b)) = (cpu_start, cpu_secs(libc::CLOCK_PROCESS_CPUTIME_ID)) {
             rates.top_per_cpu.push(units / (b - a));
         }

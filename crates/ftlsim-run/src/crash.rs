@@ -493,7 +493,7 @@ pub fn crash_test(
     report.recovery_ns_max = recovery_ns.last().copied().unwrap_or(0);
     report.pages_scanned_p50 = percentile(&scanned, 0.5);
     report.pages_scanned_max = scanned.last().copied().unwrap_or(0);
-    let c = &ssd.counters;
+    let c = &ssd.counters();
     report.host_write_pages = c.host_write_pages;
     report.nand_write_pages = c.nand_write_pages;
     let host = c.host_write_pages.max(1) as f64;

@@ -62,7 +62,7 @@ fn drive(
     stack
         .check_invariants()
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
-    prop_assert!(stack.ssd().counters.gc_count > 0, "GC should have run");
+    prop_assert!(stack.ssd().counters().gc_count > 0, "GC should have run");
     for (&lpn, &(content, stream)) in &model {
         let ppn = stack.ssd().lookup(lpn).expect("mapped");
         prop_assert_eq!(stack.ssd().block_stream(ppn), stream, "LPN {}", lpn);

@@ -53,14 +53,14 @@ fn a_dirty_eviction_writes_its_translation_page_once_for_all_its_dirty_entries()
     for lpn in 0..4 {
         s.write_page(lpn, 0, lpn).unwrap();
     }
-    assert_eq!(s.counters.mapping_cache_misses, 4);
-    assert_eq!(s.counters.translation_read_pages, 0);
-    assert_eq!(s.counters.translation_write_pages, 0);
+    assert_eq!(s.counters().mapping_cache_misses, 4);
+    assert_eq!(s.counters().translation_read_pages, 0);
+    assert_eq!(s.counters().translation_write_pages, 0);
     assert_eq!(s.mapping_cache_len(), Some((4, 4)));
     // LPN 1024 (translation page 1) evicts LPN 0, dirty: page 0 is written
     // once, and LPNs 1..4 are clean after it.
     s.write_page(1024, 0, 7).unwrap();
-    assert_eq!(s.counters.translation_write_pages, 1);
+    assert_eq!(s.counters().translation_write_pages, 1);
     for lpn in 1..4 {
         assert_eq!(
             s.mapping_cache_dirty(Lpn::new(lpn)),
@@ -73,22 +73,22 @@ fn a_dirty_eviction_writes_its_translation_page_once_for_all_its_dirty_entries()
     for lpn in 2048..2051 {
         s.read_page(lpn).unwrap();
     }
-    assert_eq!(s.counters.translation_write_pages, 1);
+    assert_eq!(s.counters().translation_write_pages, 1);
     // LPN 0 is a miss again, and now its translation page is on flash; it
     // evicts LPN 1024, dirty, whose page 1 is written (with no merge read:
     // page 1 was never on flash).
-    let before = s.counters.translation_read_pages;
+    let before = s.counters().translation_read_pages;
     assert_eq!(s.read_page(0).unwrap().unwrap().content, 0);
-    assert_eq!(s.counters.translation_read_pages, before + 1);
-    assert_eq!(s.counters.translation_write_pages, 2);
+    assert_eq!(s.counters().translation_read_pages, before + 1);
+    assert_eq!(s.counters().translation_write_pages, 2);
     // A hit costs nothing.
-    let reads = s.counters.translation_read_pages;
+    let reads = s.counters().translation_read_pages;
     s.read_page(0).unwrap();
-    assert_eq!(s.counters.translation_read_pages, reads);
-    assert_eq!(s.counters.mapping_cache_hits, 1);
+    assert_eq!(s.counters().translation_read_pages, reads);
+    assert_eq!(s.counters().mapping_cache_hits, 1);
     // Translation writes are NAND writes, not host writes.
-    assert_eq!(s.counters.host_write_pages, 5);
-    assert_eq!(s.counters.nand_write_pages, 7);
+    assert_eq!(s.counters().host_write_pages, 5);
+    assert_eq!(s.counters().nand_write_pages, 7);
     s.check_invariants().unwrap();
 }
 
@@ -124,9 +124,9 @@ fn data_stays_correct_through_evictions_and_gc() {
             }
         }
         s.check_invariants().unwrap();
-        assert!(s.counters.gc_count > 0, "cache {cache}: GC ran");
+        assert!(s.counters().gc_count > 0, "cache {cache}: GC ran");
         assert!(
-            s.counters.translation_write_pages > 0,
+            s.counters().translation_write_pages > 0,
             "cache {cache}: translation pages written"
         );
         let (len, cap) = s.mapping_cache_len().unwrap();

@@ -128,10 +128,10 @@ fn drive(cfg: &Config, steps: &[Step]) -> Result<(), TestCaseError> {
     ssd.check_invariants()
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert!(
-        ssd.counters.gc_count > 0,
+        ssd.counters().gc_count > 0,
         "no GC ran: the test shows nothing"
     );
-    prop_assert_eq!(ssd.counters.fdp_invalid_placement_ids, invalid_writes);
+    prop_assert_eq!(ssd.counters().fdp_invalid_placement_ids, invalid_writes);
     for lpn in 0..logical {
         let expected = model.get(&lpn).copied();
         let got = ssd.read_page(lpn).unwrap().map(|r| r.content);
@@ -355,12 +355,12 @@ fn invalid_placement_ids_fall_back_to_handle_zero_and_are_counted() {
     req.set(Op::Write, 10, 3);
     req.stream = 7;
     ssd.submit(&req).unwrap();
-    assert_eq!(ssd.counters.fdp_invalid_placement_ids, 1);
+    assert_eq!(ssd.counters().fdp_invalid_placement_ids, 1);
     assert_eq!(ssd.block_stream(ssd.lookup(10).unwrap()), 0);
-    assert_eq!(ssd.stream_counters[0].host_write_pages, 3);
+    assert_eq!(ssd.stream_counters()[0].host_write_pages, 3);
     req.stream = 2;
     ssd.submit(&req).unwrap();
-    assert_eq!(ssd.counters.fdp_invalid_placement_ids, 1);
+    assert_eq!(ssd.counters().fdp_invalid_placement_ids, 1);
     assert_eq!(ssd.block_stream(ssd.lookup(10).unwrap()), 2);
     // Without FDP the same request is refused.
     let mut plain = cfg.clone();
@@ -376,11 +376,11 @@ fn a_handle_update_closes_a_partly_written_unit_and_counts_it() {
     let mut ssd = Ssd::new(&cfg, &SsdOptions::default()).unwrap();
     // A fresh handle has nothing to leave behind.
     ssd.fdp_update_handle(1).unwrap();
-    assert_eq!(ssd.counters.fdp_ru_not_fully_written, 0);
+    assert_eq!(ssd.counters().fdp_ru_not_fully_written, 0);
     ssd.write_page(0, 1, 0).unwrap();
     let first = ssd.lookup(0).unwrap();
     ssd.fdp_update_handle(1).unwrap();
-    assert_eq!(ssd.counters.fdp_ru_not_fully_written, 1);
+    assert_eq!(ssd.counters().fdp_ru_not_fully_written, 1);
     ssd.write_page(1, 1, 0).unwrap();
     let second = ssd.lookup(1).unwrap();
     let ru_pages = 2 * 8;
@@ -400,5 +400,5 @@ fn a_handle_update_closes_a_partly_written_unit_and_counts_it() {
         }
     }
     ssd.check_invariants().unwrap();
-    assert!(ssd.counters.fdp_ru_not_fully_written > 1);
+    assert!(ssd.counters().fdp_ru_not_fully_written > 1);
 }

@@ -105,7 +105,7 @@ fn drive(cfg: &Config, steps: &[Step]) -> Result<(), TestCaseError> {
     stack
         .check_invariants()
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
-    prop_assert!(stack.ssd().counters.gc_count > 0, "GC should have run");
+    prop_assert!(stack.ssd().counters().gc_count > 0, "GC should have run");
     for lpn in 0..n {
         let expected = model.get(&lpn).copied();
         if let Some(ppn) = stack.ssd().lookup(lpn) {

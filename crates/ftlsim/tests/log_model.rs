@@ -220,7 +220,7 @@ proptest! {
         cfg.validate().unwrap();
         let stack = drive(&cfg, &s)?;
         gc_ran(&stack, 1)?;
-        prop_assert_eq!(stack.ssd().counters.gc_copy_pages, 0);
-        prop_assert_eq!(stack.ssd().counters.nand_write_pages, stack.ssd().counters.host_write_pages);
+        prop_assert_eq!(stack.ssd().counters().gc_copy_pages, 0);
+        prop_assert_eq!(stack.ssd().counters().nand_write_pages, stack.ssd().counters().host_write_pages);
     }
 }

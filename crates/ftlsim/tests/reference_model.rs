@@ -79,7 +79,7 @@ fn drive(cfg: &Config, steps: &[Step], check_every: usize) -> Result<(), TestCas
         prop_assert_eq!(got, model.get(&lpn).copied(), "final read of LPN {}", lpn);
     }
     prop_assert!(
-        ssd.counters.gc_count > 0 || steps.len() < 500,
+        ssd.counters().gc_count > 0 || steps.len() < 500,
         "the sequence should have exercised GC"
     );
     Ok(())

@@ -132,8 +132,8 @@ proptest! {
     #[test]
     fn dedup_normal_placement_matches_model(s in steps(2500)) {
         let ssd = drive(&device(PlacementName::Normal, true, GcPolicyName::Greedy), &s)?;
-        prop_assert!(ssd.counters.gc_count > 0, "GC should have run");
-        prop_assert!(ssd.counters.dedup_hit_pages > 0, "duplicates should have been found");
+        prop_assert!(ssd.counters().gc_count > 0, "GC should have run");
+        prop_assert!(ssd.counters().dedup_hit_pages > 0, "duplicates should have been found");
     }
 
     #[test]
@@ -145,7 +145,7 @@ proptest! {
     #[test]
     fn remap_without_dedup_matches_model(s in steps(2500)) {
         let ssd = drive(&device(PlacementName::Normal, false, GcPolicyName::Fifo), &s)?;
-        prop_assert_eq!(ssd.counters.dedup_hit_pages, 0);
+        prop_assert_eq!(ssd.counters().dedup_hit_pages, 0);
     }
 }
 
@@ -164,10 +164,11 @@ fn remap_on_a_one_to_one_ftl_moves_pages_and_clone_is_refused() {
     for l in 0..4 {
         ssd.write_page(l, 0, 100 + l).unwrap();
     }
-    let programs = ssd.counters.nand_write_pages;
+    let programs = ssd.counters().nand_write_pages;
     ssd.remap(0, 10, 4).unwrap();
     assert_eq!(
-        ssd.counters.nand_write_pages, programs,
+        ssd.counters().nand_write_pages,
+        programs,
         "remap programs nothing"
     );
     for l in 0..4 {
@@ -196,8 +197,8 @@ fn duplicate_writes_program_nothing_and_shared_pages_list_every_lpn() {
     ssd.write_page(1, 0, 7).unwrap();
     ssd.write_page(2, 0, 7).unwrap();
     ssd.write_page(3, 0, 7).unwrap();
-    assert_eq!(ssd.counters.nand_write_pages, 1);
-    assert_eq!(ssd.counters.dedup_hit_pages, 2);
+    assert_eq!(ssd.counters().nand_write_pages, 1);
+    assert_eq!(ssd.counters().dedup_hit_pages, 2);
     let ppn = ssd.lookup(1).unwrap();
     let mut lpns = ssd.lpns_of(ppn);
     lpns.sort_unstable();
@@ -236,7 +237,7 @@ fn verified_dedup_catches_fingerprint_collisions_across_gc() {
     // Same fingerprint and bytes as the indexed page: deduplicated.
     ssd.write_page_data_as(3, 0, 7, &page(b'a')).unwrap();
     assert_eq!(ssd.lookup(3), ssd.lookup(1));
-    assert_eq!(ssd.counters.dedup_hit_pages, 1);
+    assert_eq!(ssd.counters().dedup_hit_pages, 1);
     // Churn through many GC cycles; bytes follow their pages.
     let mut model: HashMap<u64, Vec<u8>> =
         HashMap::from([(1, page(b'a')), (2, page(b'b')), (3, page(b'a'))]);
@@ -252,7 +253,7 @@ fn verified_dedup_catches_fingerprint_collisions_across_gc() {
         }
     }
     ssd.check_invariants().unwrap();
-    assert!(ssd.counters.gc_count > 0);
+    assert!(ssd.counters().gc_count > 0);
     for (lpn, bytes) in &model {
         assert_eq!(
             ssd.read_page_data(*lpn),

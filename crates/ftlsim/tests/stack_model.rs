@@ -163,7 +163,7 @@ proptest! {
     #[test]
     fn stack_with_remap_and_clone_matches_model(s in steps(1500, 1)) {
         let stack = drive(&config(false, FrontierMode::Shared, GcPolicyName::Greedy), &s)?;
-        prop_assert!(stack.ssd().counters.gc_count > 0, "GC should have run");
+        prop_assert!(stack.ssd().counters().gc_count > 0, "GC should have run");
     }
 
     #[test]
@@ -174,6 +174,6 @@ proptest! {
     #[test]
     fn gc_copies_stay_in_their_stream(s in steps(1500, 0)) {
         let stack = drive(&config(false, FrontierMode::Shared, GcPolicyName::Greedy), &s)?;
-        prop_assert!(stack.ssd().counters.gc_copy_pages > 0, "GC should have copied pages");
+        prop_assert!(stack.ssd().counters().gc_copy_pages > 0, "GC should have copied pages");
     }
 }

@@ -156,7 +156,7 @@ pub struct Ssd {
     gc_buffer: Vec<GcStaged>,
     /// Many-to-one mapping state (dedup, remap, clone), when on.
     sharing: Option<Sharing>,
-    pub counters: Counters,
+    counters: Counters,
     /// Zoned mode: zone write pointers (`device.zoned`).
     zones: Option<zoned::Zones>,
     /// GC trigger and target as configured; `gc_low`/`gc_high` drop to
@@ -168,8 +168,8 @@ pub struct Ssd {
     gc_floor: u32,
     /// Per host stream: pages written (by requests, counted in `submit`),
     /// GC copies out of its blocks, blocks opened.
-    pub stream_counters: Vec<StreamCounters>,
-    pub survival: Option<LogHistogram>,
+    stream_counters: Vec<StreamCounters>,
+    survival: Option<LogHistogram>,
     /// Survival by the stream of the block a page died in: host streams
     /// `0..streams`, then their internal streams; on with several streams
     /// or internal streams (and survival).
@@ -342,6 +342,22 @@ impl Ssd {
     }
 
     /// Bytes of simulator state per physical page (mapping, OOB, content, block table).
+    /// The device's counters since it was built (the engine alone updates them).
+    #[inline]
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    /// Each stream's counters since the device was built, stream 0 first.
+    pub fn stream_counters(&self) -> &[StreamCounters] {
+        &self.stream_counters
+    }
+
+    /// Survival times of invalidated pages (`metrics.survival`), if kept.
+    pub fn survival(&self) -> Option<&LogHistogram> {
+        self.survival.as_ref()
+    }
+
     pub fn state_bytes_per_physical_page(&self) -> f64 {
         let l2p = self.l2p.len() * std::mem::size_of::<MapEntry>();
         let oob = self.oob_lpn.len() * std::mem::size_of::<Lpn>() + self.valid_bits.len() * 8;

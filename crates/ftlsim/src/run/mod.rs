@@ -425,9 +425,9 @@ impl Simulation {
 
     /// The measured window.
     pub fn measure(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<(), SimError> {
-        self.driver.recorder.measure_start = Some(self.ssd().counters);
+        self.driver.recorder.measure_start = Some(*self.ssd().counters());
         self.layers_at_start = layer_stats(&self.device);
-        self.streams_at_start = self.ssd().stream_counters.clone();
+        self.streams_at_start = self.ssd().stream_counters().to_vec();
         self.device.ssd_mut().reset_survival();
         let measured = self.measured;
         if let Some(timer) = self.driver.timer.as_mut() {
@@ -471,7 +471,7 @@ impl Simulation {
         // (a sliver of a window gives a WAF that is mostly noise) or when
         // the measured phase has no sample yet.
         let since =
-            self.ssd().counters.host_write_pages - self.driver.recorder.last.host_write_pages;
+            self.ssd().counters().host_write_pages - self.driver.recorder.last.host_write_pages;
         let measured_sampled = self
             .driver
             .recorder
@@ -511,7 +511,7 @@ impl Simulation {
             .as_mut()
             .map(Timer::summary)
             .filter(|t| t.requests > 0);
-        let m: Counters = self.ssd().counters.since(&start);
+        let m: Counters = self.ssd().counters().since(&start);
         let empty_reason = match self.end_of_life {
             Some(Phase::Precondition) => {
                 Some("the device reached end of life during preconditioning".to_string())
@@ -534,7 +534,7 @@ impl Simulation {
         let (cfg, ssd) = (&self.cfg, self.device.ssd());
         let wear = report::Wear::of(ssd);
         let streams = ssd
-            .stream_counters
+            .stream_counters()
             .iter()
             .zip(
                 self.streams_at_start
@@ -563,7 +563,7 @@ impl Simulation {
                 spare_factor: cfg.device.spare_factor,
                 precondition_pages: self.precondition_pages,
                 warmup_pages: self.warmup_pages,
-                total_host_write_pages: ssd.counters.host_write_pages,
+                total_host_write_pages: ssd.counters().host_write_pages,
                 state_bytes_per_physical_page: ssd.state_bytes_per_physical_page(),
             },
             timing: report::Timing::of(timing.as_ref()),
@@ -725,7 +725,7 @@ fn drive_requests<D: Target, F: Feed, C: Clock>(
                 phase,
                 done: budget.done_before + units,
                 total: budget.total,
-                counters: dev.ssd().counters,
+                counters: *dev.ssd().counters(),
             });
             if recorder.cancelled() {
                 return Err(SimError::Interrupted);

@@ -45,12 +45,12 @@ impl Recorder {
 
     #[inline]
     pub fn due<D: Target>(&self, dev: &D) -> bool {
-        dev.ssd().counters.host_write_pages >= self.next_at
+        dev.ssd().counters().host_write_pages >= self.next_at
     }
 
     pub fn sample<D: Target>(&mut self, dev: &D, phase: Phase) -> Result<(), SimError> {
         let ssd = dev.ssd();
-        let c = ssd.counters;
+        let c = *ssd.counters();
         let window = c.since(&self.last);
         let measured_waf = self
             .measure_start

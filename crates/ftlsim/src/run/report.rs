@@ -144,7 +144,7 @@ pub struct Survival {
 
 impl Survival {
     pub fn of(ssd: &Ssd) -> Self {
-        let s = ssd.survival.as_ref().map(LogHistogram::summary);
+        let s = ssd.survival().map(LogHistogram::summary);
         Self {
             survival_count: s.map(|s| s.count),
             survival_mean: s.map(|s| s.mean),
