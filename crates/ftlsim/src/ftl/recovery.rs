@@ -112,16 +112,18 @@ impl Ssd {
         Ok(())
     }
 
+    /// Rebuilds the device state from the flash image `d` holds: the
+    /// mapping from the checkpoint, the blocks programmed since and the
+    /// journal (steps 1–4), then the blocks, the mapping and the victim
+    /// index (5–7), and the controller's own state (8).
     fn rebuild(
         &mut self,
         d: &mut super::durability::Durability,
     ) -> Result<RecoveryReport, SimError> {
-        let ppb = self.geo.pages_per_block;
+        let mut report = RecoveryReport::default();
         let img = &d.image;
         let logical = self.logical_pages as usize;
-        let pe_limit = self.pe_limit;
-        let retired_at = move |erases: u32| pe_limit > 0 && erases >= pe_limit;
-        let mut report = RecoveryReport::default();
+        let trust_lower = d.broken == Some(BrokenRecovery::TrustLowerSequence);
 
         // 1. Start from the checkpoint, or from nothing.
         let since = img.checkpoint.as_ref().map_or(0, |c| c.seq);
@@ -140,11 +142,69 @@ impl Ssd {
             }
         }
 
-        // 2. Scan the blocks programmed since the checkpoint. A block's
-        // pages are in sequence order, so its last page tells whether it
-        // is newer (one probe read for the blocks that are not).
-        let trust_lower = d.broken == Some(BrokenRecovery::TrustLowerSequence);
+        // 2. The blocks programmed since the checkpoint.
         let mut events: Vec<(u64, Event)> = Vec::new();
+        let mut max_seq = self.scan_blocks(d, since, &mut loc, &mut events, &mut report);
+
+        // 3. The journal since the checkpoint.
+        report.journal_pages_read = img.journal_pages;
+        report.pages_scanned += img.journal_pages + report.checkpoint_pages_read;
+        if d.broken != Some(BrokenRecovery::IgnoreJournal) {
+            for r in &img.journal {
+                if r.seq >= since {
+                    events.push((r.seq, Event::Record(r.kind)));
+                }
+            }
+        }
+        if let Some(r) = img.journal.last() {
+            max_seq = max_seq.max(r.seq);
+        }
+
+        // 4. Replay in sequence order.
+        replay(&mut events, &mut map, trust_lower, logical);
+
+        // 5. Blocks: which are free, full, retired or open again.
+        self.restore_blocks(&d.image);
+
+        // 6. The mapping, valid pages and sharing state.
+        let merges = self.restore_mapping(&d.image, &map, &loc, &mut report);
+
+        // 7. The victim index, and blocks with no live data freed.
+        self.rebuild_victims(d);
+
+        // 8. The controller starts again after everything it saw.
+        d.seq = max_seq + 1;
+        d.frozen = false;
+        d.ops_left = u64::MAX;
+        d.cut_in_gc = false;
+        d.cut_in_remap = false;
+        for kind in merges {
+            d.record(kind);
+        }
+        d.write_journal_page();
+        let per_lun = report.pages_scanned.div_ceil(d.luns);
+        let per_channel = report.pages_scanned.div_ceil(d.channels);
+        report.recovery_ns = (per_lun * d.read_ns).max(per_channel * d.transfer_ns);
+        Ok(report)
+    }
+
+    /// Step 2 of [`Ssd::rebuild`]: scans the blocks programmed since the
+    /// checkpoint (`since`), noting where each data's newest copy lies and
+    /// each host program as an event; returns the highest sequence number
+    /// seen. A block's pages are in sequence order, so its last page tells
+    /// whether it is newer (one probe read for the blocks that are not).
+    fn scan_blocks(
+        &self,
+        d: &super::durability::Durability,
+        since: u64,
+        loc: &mut HashMap<u64, (Ppn, u64)>,
+        events: &mut Vec<(u64, Event)>,
+        report: &mut RecoveryReport,
+    ) -> u64 {
+        let img = &d.image;
+        let pe_limit = self.pe_limit;
+        let retired_at = move |erases: u32| pe_limit > 0 && erases >= pe_limit;
+        let trust_lower = d.broken == Some(BrokenRecovery::TrustLowerSequence);
         let mut max_seq = since;
         for block in 0..self.geo.blocks {
             let b = block as usize;
@@ -198,52 +258,17 @@ impl Ssd {
                 }
             }
         }
+        max_seq
+    }
 
-        // 3. The journal since the checkpoint.
-        report.journal_pages_read = img.journal_pages;
-        report.pages_scanned += img.journal_pages + report.checkpoint_pages_read;
-        if d.broken != Some(BrokenRecovery::IgnoreJournal) {
-            for r in &img.journal {
-                if r.seq >= since {
-                    events.push((r.seq, Event::Record(r.kind)));
-                }
-            }
-        }
-        if let Some(r) = img.journal.last() {
-            max_seq = max_seq.max(r.seq);
-        }
-
-        // 4. Replay in sequence order.
-        events.sort_unstable_by_key(|&(seq, _)| seq);
-        // Copies of one data repeat its program: keep one.
-        events.dedup_by_key(|&mut (seq, _)| seq);
-        let mut programmed_once = vec![false; if trust_lower { logical } else { 0 }];
-        for &(_, event) in &events {
-            match event {
-                Event::Program { lpn, data } => {
-                    if trust_lower {
-                        if programmed_once[lpn.index()] {
-                            continue;
-                        }
-                        programmed_once[lpn.index()] = true;
-                    }
-                    map[lpn.index()] = data;
-                }
-                Event::Record(RecordKind::Trim { lpn }) => map[lpn.index()] = NO_DATA,
-                Event::Record(RecordKind::Map { lpn, data }) => map[lpn.index()] = data,
-                Event::Record(RecordKind::Remap { src, dst }) => {
-                    map[dst.index()] = map[src.index()];
-                    map[src.index()] = NO_DATA;
-                }
-                Event::Record(RecordKind::Clone { src, dst }) => {
-                    map[dst.index()] = map[src.index()];
-                }
-            }
-        }
-
-        // 5. Blocks: erased ones return to the pool; any block holding
-        // pages is full (a partly programmed one is closed as it is, its
-        // unprogrammed pages unused until GC erases it).
+    /// Step 5 of [`Ssd::rebuild`]: erased blocks return to the pool; any
+    /// block holding pages is full (a partly programmed one is closed as it
+    /// is, its unprogrammed pages unused until GC erases it), except that
+    /// the newest partly programmed block of each frontier is reopened.
+    fn restore_blocks(&mut self, img: &super::durability::FlashImage) {
+        let ppb = self.geo.pages_per_block;
+        let pe_limit = self.pe_limit;
+        let retired_at = move |erases: u32| pe_limit > 0 && erases >= pe_limit;
         self.pool.clear();
         self.retired = 0;
         let mut max_open = 0;
@@ -297,8 +322,19 @@ impl Ssd {
         if let Some(c) = &mut self.content {
             c.copy_from_slice(&img.content);
         }
+    }
 
-        // 6. The mapping, valid pages and sharing state.
+    /// Step 6 of [`Ssd::rebuild`]: maps each LPN of `map` to the page that
+    /// holds its data (`loc`), with valid bits and sharing state; returns
+    /// the merges the journal must record.
+    fn restore_mapping(
+        &mut self,
+        img: &super::durability::FlashImage,
+        map: &[u64],
+        loc: &HashMap<u64, (Ppn, u64)>,
+        report: &mut RecoveryReport,
+    ) -> Vec<RecordKind> {
+        let ppb = self.geo.pages_per_block;
         let now = self.now_pages as u32;
         let mut merges = Vec::new();
         for (lpn, &data) in map.iter().enumerate() {
@@ -358,8 +394,12 @@ impl Ssd {
                 written_at: now,
             };
         }
+        merges
+    }
 
-        // 7. The victim index over the full blocks.
+    /// Step 7 of [`Ssd::rebuild`]: the victim index over the full blocks.
+    fn rebuild_victims(&mut self, d: &mut super::durability::Durability) {
+        let ppb = self.geo.pages_per_block;
         self.victims = VictimIndex::new(self.victims.policy(), self.geo.blocks, ppb);
         for block in 0..self.geo.blocks {
             if self.blocks.state[block as usize] == BlockState::Full {
@@ -378,26 +418,43 @@ impl Ssd {
                 d.image.erase_count[b] = self.blocks.erase_count[b];
             }
         }
-
-        // 8. The controller starts again after everything it saw.
-        d.seq = max_seq + 1;
-        d.frozen = false;
-        d.ops_left = u64::MAX;
-        d.cut_in_gc = false;
-        d.cut_in_remap = false;
-        for kind in merges {
-            d.record(kind);
-        }
-        d.write_journal_page();
-        let per_lun = report.pages_scanned.div_ceil(d.luns);
-        let per_channel = report.pages_scanned.div_ceil(d.channels);
-        report.recovery_ns = (per_lun * d.read_ns).max(per_channel * d.transfer_ns);
-        Ok(report)
     }
 
     /// The content an LPN reads after recovery, without counting a host read.
     pub fn peek_content(&self, lpn: u64) -> Option<u64> {
         let ppn = self.lookup(lpn)?;
         Some(self.content.as_ref().map_or(0, |c| c[ppn.index()]))
+    }
+}
+
+/// Step 4 of [`Ssd::rebuild`]: the events in sequence order onto `map`.
+/// With `TrustLowerSequence` (a deliberately broken recovery) an LPN keeps
+/// its first program.
+fn replay(events: &mut Vec<(u64, Event)>, map: &mut [u64], trust_lower: bool, logical: usize) {
+    events.sort_unstable_by_key(|&(seq, _)| seq);
+    // Copies of one data repeat its program: keep one.
+    events.dedup_by_key(|&mut (seq, _)| seq);
+    let mut programmed_once = vec![false; if trust_lower { logical } else { 0 }];
+    for &(_, event) in events.iter() {
+        match event {
+            Event::Program { lpn, data } => {
+                if trust_lower {
+                    if programmed_once[lpn.index()] {
+                        continue;
+                    }
+                    programmed_once[lpn.index()] = true;
+                }
+                map[lpn.index()] = data;
+            }
+            Event::Record(RecordKind::Trim { lpn }) => map[lpn.index()] = NO_DATA,
+            Event::Record(RecordKind::Map { lpn, data }) => map[lpn.index()] = data,
+            Event::Record(RecordKind::Remap { src, dst }) => {
+                map[dst.index()] = map[src.index()];
+                map[src.index()] = NO_DATA;
+            }
+            Event::Record(RecordKind::Clone { src, dst }) => {
+                map[dst.index()] = map[src.index()];
+            }
+        }
     }
 }

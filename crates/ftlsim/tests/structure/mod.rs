@@ -43,10 +43,7 @@ const CYCLE_DEBTS: &[(&str, &str)] = &[];
 const LONG_FILE_DEBTS: &[(&str, &str)] = &[];
 
 /// Known core functions over `FUNCTION_LINES_MAX` lines: `path: fn name`.
-const LONG_FUNCTION_DEBTS: &[(&str, &str)] = &[(
-    "crates/ftlsim/src/ftl/recovery.rs: fn rebuild",
-    "issue 26: one function per recovery step",
-)];
+const LONG_FUNCTION_DEBTS: &[(&str, &str)] = &[];
 
 /// Known prints in library crates outside tests, one line per print, by path.
 const PRINT_DEBTS: &[(&str, &str)] = &[];
