@@ -90,17 +90,6 @@ fn check_metrics_and_timing(cfg: &Config) -> Result<(), ConfigError> {
     }
     if let Some(t) = &cfg.timing {
         t.validate(&cfg.device)?;
-        // A trace brings its arrival times; every other source's arrivals
-        // are drawn at this rate in open loop.
-        if t.mode == crate::config::TimingMode::Open
-            && cfg.workload.kind != crate::config::WorkloadType::Trace
-            && t.arrival_rate_iops.is_none()
-        {
-            return Err(ConfigError::new(
-                "timing.arrival_rate_iops",
-                "open loop with a synthetic workload needs an arrival rate (or use timing.mode = \"closed\")",
-            ));
-        }
         // One controller, one buffer: the power-loss model's and the
         // timing model's must be the same size when both are given.
         let power_loss = cfg.ftl.write_buffer_pages;

@@ -9,7 +9,7 @@ pub mod recorder;
 pub mod report;
 pub mod target;
 
-use crate::config::{Config, Precondition, WorkloadType, DEFAULT_WRITES};
+use crate::config::{Config, Precondition, TimingMode, WorkloadType, DEFAULT_WRITES};
 use crate::error::SimError;
 use crate::ftl::{Ssd, SsdOptions};
 use crate::host::oracle::Lifetimes;
@@ -242,6 +242,21 @@ impl Simulation {
             WorkloadType::Trace => ArrivalSource::Given,
             _ => ArrivalSource::Synthetic,
         };
+        // Checked when the run is built rather than in the plan: a sweep's
+        // base config may leave the rate to its grid (ftlsim-py's sweep
+        // checks the base alone).
+        if let Some(t) = &cfg.timing {
+            if t.mode == TimingMode::Open
+                && arrivals == ArrivalSource::Synthetic
+                && t.arrival_rate_iops.is_none()
+            {
+                return Err(crate::ConfigError::new(
+                    "timing.arrival_rate_iops",
+                    "open loop with a synthetic workload needs an arrival rate (or use timing.mode = \"closed\")",
+                )
+                .into());
+            }
+        }
         let timer = cfg
             .timing
             .as_ref()

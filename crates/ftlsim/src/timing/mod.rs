@@ -139,7 +139,7 @@ pub struct Timer {
 
 impl Timer {
     /// The timer of the `[timing]` section `t` over the device `device`,
-    /// as the plan checked them (`Plan::from_config`: in open loop with
+    /// as the plan checked them (and the run: in open loop with
     /// `ArrivalSource::Synthetic`, `timing.arrival_rate_iops` is given);
     /// `seed` draws the synthetic arrivals.
     pub fn new(t: &TimingConfig, device: &DeviceConfig, seed: u64, source: ArrivalSource) -> Self {
@@ -147,7 +147,7 @@ impl Timer {
             t.mode == TimingMode::Closed
                 || source == ArrivalSource::Given
                 || t.arrival_rate_iops.is_some(),
-            "the plan checks that an open loop of synthetic arrivals has a rate"
+            "the run checks that an open loop of synthetic arrivals has a rate"
         );
         let params = t.params(device);
         let rate_iops = (t.mode == TimingMode::Open && source == ArrivalSource::Synthetic)
