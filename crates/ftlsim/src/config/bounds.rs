@@ -7,9 +7,7 @@
 //! bounds refuse such requests up front with the bound in the message;
 //! README ("Bounds") and examples/basic.toml document them.
 
-use super::{
-    Amount, Config, GcPolicyName, LayerConfig, Precondition, WorkloadType, DEFAULT_WRITES,
-};
+use super::{Amount, Config, Precondition, WorkloadType, DEFAULT_WRITES};
 use crate::error::ConfigError;
 
 /// Host pages a run may plan in all: precondition + warm-up + measured
@@ -25,6 +23,8 @@ pub const MAX_PLANNED_REQUESTS: u64 = 1 << 40;
 /// Candidates d-choices samples per victim (`ftl.gc_choices`, a log
 /// layer's `gc_choices`): each GC costs d random draws, and beyond a few
 /// hundred the policy is greedy for any device, so a larger d only costs.
+/// Checked with the policy's other keys, by the plan (`plan/victims.rs`),
+/// where these checks run.
 pub const MAX_GC_CHOICES: u32 = 1024;
 
 /// Passes over a trace (`workload.trace.repeat`): each pass reopens the
@@ -58,25 +58,10 @@ fn bounded_pages(key: &str, amount: Amount, logical: u64, max: u64) -> Result<u6
 }
 
 impl Config {
-    /// The checks of the bounds above; part of [`Config::validate`].
+    /// The checks of the bounds above but d-choices' d; part of
+    /// [`Config::validate`], which checks d just before.
     pub(crate) fn validate_bounds(&self) -> Result<(), ConfigError> {
         let f = &self.ftl;
-        if f.gc_policy == GcPolicyName::DChoices && f.gc_choices > MAX_GC_CHOICES {
-            return Err(ConfigError::new(
-                "ftl.gc_choices",
-                format!("{} is more than {MAX_GC_CHOICES}", f.gc_choices),
-            ));
-        }
-        for (i, layer) in self.host.layers.iter().enumerate() {
-            if let LayerConfig::Log(log) = layer {
-                if log.gc_policy == GcPolicyName::DChoices && log.gc_choices > MAX_GC_CHOICES {
-                    return Err(ConfigError::new(
-                        format!("host.layers[{i}].gc_choices"),
-                        format!("{} is more than {MAX_GC_CHOICES}", log.gc_choices),
-                    ));
-                }
-            }
-        }
         // The buffer holds distinct pages: more than the device has could
         // never fill, the same bound as `timing.write_buffer_pages`.
         let physical = self.physical_pages();

@@ -2,9 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::ConfigError;
-use crate::segments::GcPolicy;
-
+/// `gc_policy` (`[ftl]`, and a log layer's): a victim policy by name. Each
+/// variant is the identifier of a line in `segments`' `victim_policies!`
+/// list, through which the plan maps it to the policy (`plan/victims.rs`).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum GcPolicyName {
@@ -13,21 +13,6 @@ pub enum GcPolicyName {
     Fifo,
     Random,
     DChoices,
-}
-
-impl GcPolicyName {
-    /// The policy this name gives, with `choices` candidates for d-choices
-    /// (checked by `GcPolicy::d_choices`, which names `choices_key`); the
-    /// other policies ignore `choices`.
-    pub fn policy(self, choices: u32, choices_key: &str) -> Result<GcPolicy, ConfigError> {
-        Ok(match self {
-            Self::Greedy => GcPolicy::Greedy,
-            Self::CostBenefit => GcPolicy::CostBenefit,
-            Self::Fifo => GcPolicy::Fifo,
-            Self::Random => GcPolicy::Random,
-            Self::DChoices => GcPolicy::d_choices(choices, choices_key)?,
-        })
-    }
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]

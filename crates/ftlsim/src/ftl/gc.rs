@@ -9,7 +9,6 @@ use super::{clear_valid_bit, valid_bit, Ssd};
 use crate::error::SimError;
 use crate::flash::{BlockState, BlockTable, Lpn, NO_BLOCK};
 use crate::mem::prefetch;
-use crate::segments::GcPolicy;
 
 /// Why pages are being migrated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,11 +56,11 @@ impl Ssd {
             };
             let valid = self.blocks.valid[victim as usize];
             if valid == self.geo.pages_per_block {
-                // Reclaiming a fully valid block gains nothing. Greedy chose the
-                // emptiest block, so nothing can be gained at all; other
-                // policies may have chosen badly, so give them one full pass.
+                // Reclaiming a fully valid block gains nothing. A policy that
+                // chooses the emptiest block (greedy) says nothing can be gained
+                // at all; others may have chosen badly, so give them one full pass.
                 fruitless += 1;
-                if self.victims.policy() == GcPolicy::Greedy || fruitless > self.geo.blocks {
+                if self.victims.emptiest_first() || fruitless > self.geo.blocks {
                     self.victim_insert(victim);
                     return Err(SimError::DeviceFull {
                         closed_blocks: self.victims_len(),

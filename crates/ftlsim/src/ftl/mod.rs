@@ -246,10 +246,8 @@ impl Ssd {
         // returning to the pool; one free block kept in reserve gives its
         // valid pages a home. Without wear-out no reserve is needed.
         let gc_floor = u32::from(cfg.device.pe_cycle_limit > 0);
-        let gc_policy = cfg
-            .ftl
-            .gc_policy
-            .policy(cfg.ftl.gc_choices, "ftl.gc_choices")?;
+        let gc_policy =
+            crate::plan::gc_policy(cfg.ftl.gc_policy, cfg.ftl.gc_choices, "ftl.gc_choices")?;
         let gc_low = cfg.ftl.gc_low_watermark.max(gc_floor);
         let mut ssd = Self {
             geo,

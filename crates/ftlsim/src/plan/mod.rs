@@ -12,20 +12,26 @@
 //! Each check lives once, beside what it checks: `device.rs` (geometry, and
 //! the device mode: conventional, zoned, FDP), `placement.rs` (the placement
 //! scheme, the frontier count, room for GC), `durability.rs` (power loss,
-//! the DFTL mapping cache), `workload.rs`, `ycsb.rs`; a host layer's keys are
-//! checked by the layer's section (`config/host/`), the bounds on planned
-//! work by `config/bounds.rs`, the timing model's keys by `config/timing.rs`.
+//! the DFTL mapping cache), `workload.rs`, `ycsb.rs`, `victims.rs` (the
+//! victim policies' keys, and a policy's name turned into the policy); a host
+//! layer's keys are checked by the layer's section (`config/host/`, which
+//! calls `victims.rs` for a log layer's policy keys in their place), the
+//! bounds on planned work by `config/bounds.rs` (d-choices' d by
+//! `victims.rs`, just before them), the timing model's keys by
+//! `config/timing.rs`.
 //! `Plan::from_config` runs them in one fixed order, so that a config with
 //! several faults always names the same key.
 
 mod device;
 mod durability;
 mod placement;
+mod victims;
 mod workload;
 mod ycsb;
 
 pub use device::DeviceMode;
 pub use placement::{PlacementPlan, Scheme};
+pub use victims::gc_policy;
 
 use crate::config::Config;
 use crate::error::ConfigError;
@@ -50,13 +56,14 @@ impl Plan {
         durability::check(cfg)?;
         placement::check_coldmap_threshold(cfg)?;
         // The layers before the workload: it addresses the top layer's space.
-        cfg.host.validate(&cfg.device_space())?;
+        cfg.host.validate(&cfg.device_space(), victims::check)?;
         workload::check_kind(cfg)?;
         workload::check_span(cfg)?;
         check_metrics_and_timing(cfg)?;
         if cfg.workload.kind == crate::config::WorkloadType::Ycsb {
             ycsb::check(cfg)?;
         }
+        victims::check_bounds(cfg)?;
         cfg.validate_bounds()?;
         Ok(Self {
             device: DeviceMode::of(cfg),

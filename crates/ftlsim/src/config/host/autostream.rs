@@ -89,7 +89,12 @@ impl AutoStreamConfig {
 }
 
 impl super::LayerKeys for AutoStreamConfig {
-    fn check_keys(&self, key: &str, below: &super::LowerSpace) -> Result<(), ConfigError> {
+    fn check_keys(
+        &self,
+        key: &str,
+        below: &super::LowerSpace,
+        _check_policy: super::PolicyCheck,
+    ) -> Result<(), ConfigError> {
         self.validate(key, below)
     }
 }

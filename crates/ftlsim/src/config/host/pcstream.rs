@@ -73,7 +73,12 @@ impl PcStreamConfig {
 }
 
 impl super::LayerKeys for PcStreamConfig {
-    fn check_keys(&self, key: &str, below: &super::LowerSpace) -> Result<(), ConfigError> {
+    fn check_keys(
+        &self,
+        key: &str,
+        below: &super::LowerSpace,
+        _check_policy: super::PolicyCheck,
+    ) -> Result<(), ConfigError> {
         self.validate(key, below)
     }
 }

@@ -7,7 +7,6 @@ use super::{LogLayer, PageRun, NONE};
 use crate::error::SimError;
 use crate::flash::BlockState;
 use crate::request::{BlockDevice, Hint};
-use crate::segments::GcPolicy;
 
 impl LogLayer {
     /// Cleans victims until more than `free_segments_high` segments are
@@ -54,9 +53,10 @@ impl LogLayer {
                 });
             };
             if self.segs.valid[victim as usize] == seg_pages {
-                // Nothing to gain; greedy chose the emptiest, so nothing can be.
+                // Nothing to gain; a policy that chooses the emptiest (greedy)
+                // says nothing can be.
                 fruitless += 1;
-                if self.victims.policy() == GcPolicy::Greedy || fruitless > self.layout.segments {
+                if self.victims.emptiest_first() || fruitless > self.layout.segments {
                     self.victims.insert(victim, &self.segs);
                     return Err(SimError::DeviceFull {
                         closed_blocks: self.victims.len(),

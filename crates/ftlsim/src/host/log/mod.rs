@@ -105,8 +105,7 @@ impl LogLayer {
             last_write: separation_by_interval.then(|| vec![0; layout.user_pages as usize]),
             segs: BlockTable::new(layout.segments),
             victims: VictimIndex::new(
-                cfg.gc_policy
-                    .policy(cfg.gc_choices, "gc_choices")
+                crate::plan::gc_policy(cfg.gc_policy, cfg.gc_choices, "gc_choices")
                     .expect("validated: d-choices has a candidate"),
                 layout.segments,
                 layout.segment_pages,
