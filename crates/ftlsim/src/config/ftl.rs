@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::ConfigError;
+
 /// `gc_policy` (`[ftl]`, and a log layer's): a victim policy by name. Each
 /// variant is the identifier of a line in `segments`' `victim_policies!`
 /// list, through which the plan maps it to the policy (`plan/victims.rs`).
@@ -13,6 +15,21 @@ pub enum GcPolicyName {
     Fifo,
     Random,
     DChoices,
+}
+
+impl GcPolicyName {
+    /// Checks d-choices' d (`choices`) against zero, naming `choices_key`
+    /// (`ftl.gc_choices`, or a log layer's `host.layers[i].gc_choices`);
+    /// the other policies ignore `choices`. A relation between two keys,
+    /// so it is data's to check: the FTL's plan and a log layer's keys
+    /// both call it.
+    pub fn check_choices(self, choices: u32, choices_key: &str) -> Result<(), ConfigError> {
+        // Zero candidates would choose nothing while victims exist.
+        if self == GcPolicyName::DChoices && choices == 0 {
+            return Err(ConfigError::new(choices_key, "must be at least 1"));
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]

@@ -56,7 +56,7 @@ impl Plan {
         durability::check(cfg)?;
         placement::check_coldmap_threshold(cfg)?;
         // The layers before the workload: it addresses the top layer's space.
-        cfg.host.validate(&cfg.device_space(), victims::check)?;
+        cfg.host.validate(&cfg.device_space())?;
         workload::check_kind(cfg)?;
         workload::check_span(cfg)?;
         check_metrics_and_timing(cfg)?;

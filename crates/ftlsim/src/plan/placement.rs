@@ -129,7 +129,7 @@ pub(super) fn check_spare(cfg: &Config, placement: &PlacementPlan) -> Result<(),
         ));
     }
     let f = &cfg.ftl;
-    super::victims::check(f.gc_policy, f.gc_choices, "ftl.gc_choices")?;
+    f.gc_policy.check_choices(f.gc_choices, "ftl.gc_choices")?;
     if f.gc_high_watermark < f.gc_low_watermark {
         return Err(ConfigError::new(
             "ftl.gc_high_watermark",

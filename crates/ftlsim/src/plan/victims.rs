@@ -1,9 +1,10 @@
 //! The victim policies' keys, checked, and a policy's config name turned
 //! into the policy (`segments::GcPolicy`): for the FTL (`[ftl]`) and for
-//! each log layer, which take the same keys. Both checks of d-choices' d
-//! live here; they run at two points of the plan's order (`mod.rs`): that
-//! d is at least 1 with the rest of the keys of its section, that it is
-//! within `MAX_GC_CHOICES` with the other bounds on work, last.
+//! each log layer, which take the same keys. d-choices' d is checked at
+//! two points of the plan's order (`mod.rs`): that it is at least 1 with
+//! the rest of the keys of its section (`GcPolicyName::check_choices`,
+//! which a log layer's keys call too), that it is within `MAX_GC_CHOICES`
+//! with the other bounds on work, last (here).
 
 use crate::config::bounds::MAX_GC_CHOICES;
 use crate::config::{Config, GcPolicyName, LayerConfig};
@@ -30,23 +31,11 @@ pub fn gc_policy(
     choices: u32,
     choices_key: &str,
 ) -> Result<GcPolicy, ConfigError> {
-    // Zero candidates would choose nothing while victims exist.
-    if name == GcPolicyName::DChoices && choices == 0 {
-        return Err(ConfigError::new(choices_key, "must be at least 1"));
-    }
+    name.check_choices(choices, choices_key)?;
     Ok(GcPolicy {
         kind: kind_of(name),
         keys: PolicyKeys { choices },
     })
-}
-
-/// `gc_policy` as config's layer checks take it (`config::host::PolicyCheck`).
-pub(super) fn check(
-    name: GcPolicyName,
-    choices: u32,
-    choices_key: &str,
-) -> Result<(), ConfigError> {
-    gc_policy(name, choices, choices_key).map(|_| ())
 }
 
 /// d of d-choices within `MAX_GC_CHOICES`: the FTL's, then each log
@@ -110,5 +99,19 @@ mod tests {
         );
         cfg.ftl.gc_policy = GcPolicyName::Greedy;
         assert!(check_bounds(&cfg).is_ok(), "greedy ignores d");
+    }
+
+    #[test]
+    fn a_log_layers_d_of_zero_is_refused_by_its_own_key() {
+        let mut cfg = Config::default();
+        cfg.host.layers = vec![LayerConfig::Log(crate::config::host::log::LogConfig {
+            gc_policy: GcPolicyName::DChoices,
+            gc_choices: 0,
+            ..Default::default()
+        })];
+        assert_eq!(
+            cfg.validate().expect_err("d = 0").to_string(),
+            "config key `host.layers[0].gc_choices`: must be at least 1"
+        );
     }
 }

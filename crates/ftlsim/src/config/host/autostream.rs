@@ -60,22 +60,13 @@ impl Default for AutoStreamConfig {
 
 impl AutoStreamConfig {
     pub fn validate(&self, key: &str, below: &LowerSpace) -> Result<(), ConfigError> {
-        let page = u64::from(below.page_bytes);
         if self.rules == Rules::Bdbm && self.algorithm != Algorithm::Sfr {
             return Err(ConfigError::new(
                 format!("{key}.rules"),
                 "\"bdbm\" is defined for algorithm = \"sfr\" only (the re-implementation's MQ keeps one device-wide lifetime, not modelled)".to_string(),
             ));
         }
-        if self.chunk_bytes == 0 || !self.chunk_bytes.is_multiple_of(page) {
-            return Err(ConfigError::new(
-                format!("{key}.chunk_bytes"),
-                format!(
-                    "{} is not a positive multiple of the page size ({page} bytes)",
-                    self.chunk_bytes
-                ),
-            ));
-        }
+        super::check_whole_pages(&format!("{key}.chunk_bytes"), self.chunk_bytes, below)?;
         if let Some(d) = self.decay_s {
             if !(d.is_finite() && d > 0.0) {
                 return Err(ConfigError::new(
@@ -89,12 +80,7 @@ impl AutoStreamConfig {
 }
 
 impl super::LayerKeys for AutoStreamConfig {
-    fn check_keys(
-        &self,
-        key: &str,
-        below: &super::LowerSpace,
-        _check_policy: super::PolicyCheck,
-    ) -> Result<(), ConfigError> {
+    fn check_keys(&self, key: &str, below: &super::LowerSpace) -> Result<(), ConfigError> {
         self.validate(key, below)
     }
 }

@@ -52,23 +52,13 @@ impl ManualConfig {
 pub struct WriteHintConfig {}
 
 impl super::LayerKeys for ManualConfig {
-    fn check_keys(
-        &self,
-        key: &str,
-        below: &super::LowerSpace,
-        _check_policy: super::PolicyCheck,
-    ) -> Result<(), ConfigError> {
+    fn check_keys(&self, key: &str, below: &super::LowerSpace) -> Result<(), ConfigError> {
         self.validate(key, below.streams)
     }
 }
 
 impl super::LayerKeys for WriteHintConfig {
-    fn check_keys(
-        &self,
-        _key: &str,
-        _below: &super::LowerSpace,
-        _check_policy: super::PolicyCheck,
-    ) -> Result<(), ConfigError> {
+    fn check_keys(&self, _key: &str, _below: &super::LowerSpace) -> Result<(), ConfigError> {
         Ok(())
     }
 }

@@ -53,12 +53,7 @@ impl LbaStreamsConfig {
 }
 
 impl super::LayerKeys for LbaStreamsConfig {
-    fn check_keys(
-        &self,
-        key: &str,
-        below: &super::LowerSpace,
-        _check_policy: super::PolicyCheck,
-    ) -> Result<(), ConfigError> {
+    fn check_keys(&self, key: &str, below: &super::LowerSpace) -> Result<(), ConfigError> {
         self.validate(key, below.pages, below.streams)
     }
 }

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{LowerSpace, PolicyCheck};
+use super::LowerSpace;
 use crate::config::GcPolicyName;
 use crate::error::ConfigError;
 
@@ -150,14 +150,8 @@ impl LogConfig {
         }
     }
 
-    /// Checks the keys against the space below; `check_policy` checks the
-    /// victim policy's keys, in their place among the others.
-    pub fn validate(
-        &self,
-        key: &str,
-        below: &LowerSpace,
-        check_policy: PolicyCheck,
-    ) -> Result<(), ConfigError> {
+    /// Checks the keys against the space below.
+    pub fn validate(&self, key: &str, below: &LowerSpace) -> Result<(), ConfigError> {
         let at = |k: &str| format!("{key}.{k}");
         if !(self.capacity_ratio > 0.0 && self.capacity_ratio < 1.0) {
             return Err(ConfigError::new(
@@ -193,7 +187,8 @@ impl LogConfig {
                 ),
             ));
         }
-        check_policy(self.gc_policy, self.gc_choices, &at("gc_choices"))?;
+        self.gc_policy
+            .check_choices(self.gc_choices, &at("gc_choices"))?;
         if self.free_segments_high < self.free_segments_low {
             return Err(ConfigError::new(
                 at("free_segments_high"),
@@ -273,13 +268,8 @@ impl LogConfig {
 }
 
 impl super::LayerKeys for LogConfig {
-    fn check_keys(
-        &self,
-        key: &str,
-        below: &super::LowerSpace,
-        check_policy: super::PolicyCheck,
-    ) -> Result<(), ConfigError> {
-        self.validate(key, below, check_policy)
+    fn check_keys(&self, key: &str, below: &super::LowerSpace) -> Result<(), ConfigError> {
+        self.validate(key, below)
     }
 
     fn pages_above(&self, below_pages: u64) -> u64 {

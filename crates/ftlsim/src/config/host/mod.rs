@@ -14,7 +14,6 @@ pub mod pcstream;
 
 use serde::{Deserialize, Serialize};
 
-use super::GcPolicyName;
 use crate::error::ConfigError;
 
 /// The `[host]` section: layers over the device, top to bottom.
@@ -29,14 +28,8 @@ pub struct HostConfig {
 /// the type but the one list in `layer_types!`.
 pub trait LayerKeys {
     /// Checks the keys against the space below the layer; `key` is the
-    /// layer's config path (`host.layers[i]`) for error messages. A layer
-    /// that runs a victim policy checks its keys with `check_policy`.
-    fn check_keys(
-        &self,
-        key: &str,
-        below: &LowerSpace,
-        check_policy: PolicyCheck,
-    ) -> Result<(), ConfigError>;
+    /// layer's config path (`host.layers[i]`) for error messages.
+    fn check_keys(&self, key: &str, below: &LowerSpace) -> Result<(), ConfigError>;
 
     /// Pages of the logical space the layer offers above a space of
     /// `below_pages`: a stream assigner keeps addresses as they are.
@@ -44,12 +37,6 @@ pub trait LayerKeys {
         below_pages
     }
 }
-
-/// Checks a victim policy's keys: `gc_policy`, `gc_choices`, and the key an
-/// error names. Config cannot make this check itself: the policies belong to
-/// `segments/`, which config does not import, so the plan hands its check in
-/// (`plan/victims.rs`), and it runs in its place among the layer's checks.
-pub type PolicyCheck = fn(GcPolicyName, u32, &str) -> Result<(), ConfigError>;
 
 /// Declares `LayerConfig` from one line per layer type (the variant, whose
 /// kebab-case name is the `type` key, and its keys) and the one match that
@@ -107,6 +94,19 @@ pub struct LowerSpace {
     pub seed: u64,
 }
 
+/// `bytes` (the key `key` names) as a positive whole number of the pages
+/// below: what a stream assigner's tracking unit must be.
+fn check_whole_pages(key: &str, bytes: u64, below: &LowerSpace) -> Result<(), ConfigError> {
+    let page = u64::from(below.page_bytes);
+    if bytes == 0 || !bytes.is_multiple_of(page) {
+        return Err(ConfigError::new(
+            key,
+            format!("{bytes} is not a positive multiple of the page size ({page} bytes)"),
+        ));
+    }
+    Ok(())
+}
+
 impl LowerSpace {
     /// What the layer above `layer` sees: `layer`'s logical pages, and no
     /// zones (only the bottom layer sits on the device).
@@ -122,13 +122,8 @@ impl LowerSpace {
 impl LayerConfig {
     /// Checks the layer's keys against the space below it; `key` is the
     /// layer's config path (`host.layers[i]`) for error messages.
-    pub fn validate(
-        &self,
-        key: &str,
-        below: &LowerSpace,
-        check_policy: PolicyCheck,
-    ) -> Result<(), ConfigError> {
-        self.keys().check_keys(key, below, check_policy)
+    pub fn validate(&self, key: &str, below: &LowerSpace) -> Result<(), ConfigError> {
+        self.keys().check_keys(key, below)
     }
 
     /// Pages of the logical space the layer offers above a space of `below_pages`.
@@ -138,16 +133,11 @@ impl LayerConfig {
 }
 
 impl HostConfig {
-    /// Checks every layer, bottom up (each sees the logical space below it);
-    /// `check_policy` checks a layer's victim policy keys.
-    pub fn validate(
-        &self,
-        device: &LowerSpace,
-        check_policy: PolicyCheck,
-    ) -> Result<(), ConfigError> {
+    /// Checks every layer, bottom up (each sees the logical space below it).
+    pub fn validate(&self, device: &LowerSpace) -> Result<(), ConfigError> {
         let mut below = *device;
         for (i, layer) in self.layers.iter().enumerate().rev() {
-            layer.validate(&format!("host.layers[{i}]"), &below, check_policy)?;
+            layer.validate(&format!("host.layers[{i}]"), &below)?;
             if i > 0 && matches!(layer, LayerConfig::Oracle(_)) {
                 return Err(ConfigError::new(
                     format!("host.layers[{i}].type"),

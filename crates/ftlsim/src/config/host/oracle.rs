@@ -31,12 +31,7 @@ impl OracleConfig {
 }
 
 impl super::LayerKeys for OracleConfig {
-    fn check_keys(
-        &self,
-        key: &str,
-        _below: &super::LowerSpace,
-        _check_policy: super::PolicyCheck,
-    ) -> Result<(), ConfigError> {
+    fn check_keys(&self, key: &str, _below: &super::LowerSpace) -> Result<(), ConfigError> {
         self.validate(key)
     }
 }

@@ -35,16 +35,11 @@ impl Default for PcStreamConfig {
 
 impl PcStreamConfig {
     pub fn validate(&self, key: &str, below: &LowerSpace) -> Result<(), ConfigError> {
-        let page = u64::from(below.page_bytes);
-        if self.lba_granularity_bytes == 0 || !self.lba_granularity_bytes.is_multiple_of(page) {
-            return Err(ConfigError::new(
-                format!("{key}.lba_granularity_bytes"),
-                format!(
-                    "{} is not a positive multiple of the page size ({page} bytes)",
-                    self.lba_granularity_bytes
-                ),
-            ));
-        }
+        super::check_whole_pages(
+            &format!("{key}.lba_granularity_bytes"),
+            self.lba_granularity_bytes,
+            below,
+        )?;
         if let Some(k) = self.k {
             if k == 0 || k >= below.streams {
                 return Err(ConfigError::new(
@@ -73,12 +68,7 @@ impl PcStreamConfig {
 }
 
 impl super::LayerKeys for PcStreamConfig {
-    fn check_keys(
-        &self,
-        key: &str,
-        below: &super::LowerSpace,
-        _check_policy: super::PolicyCheck,
-    ) -> Result<(), ConfigError> {
+    fn check_keys(&self, key: &str, below: &super::LowerSpace) -> Result<(), ConfigError> {
         self.validate(key, below)
     }
 }
