@@ -189,6 +189,13 @@ impl Simulation {
         options: &RunOptions,
         foresight: Foresight,
     ) -> Result<Self, SimError> {
+        // The pre-pass first, so that its device is gone before this one is built.
+        let record = matches!(foresight, Foresight::Record);
+        let future = match foresight {
+            Foresight::Foresee if cfg.host.has_oracle() => Some(Self::foresee(cfg, options)?),
+            Foresight::Given(future) => Some(future),
+            Foresight::Foresee | Foresight::Record => None,
+        };
         let ssd = Ssd::new(
             cfg,
             &SsdOptions {
@@ -199,12 +206,6 @@ impl Simulation {
         // Workloads address the top of the stack.
         let logical = cfg.host_pages();
         let ycsb = cfg.workload.kind == WorkloadType::Ycsb;
-        let record = matches!(foresight, Foresight::Record);
-        let future = match foresight {
-            Foresight::Foresee if cfg.host.has_oracle() => Some(Self::foresee(cfg, options)?),
-            Foresight::Given(future) => Some(future),
-            Foresight::Foresee | Foresight::Record => None,
-        };
         let mut device = Stack::foreseeing(cfg, ssd, future.as_ref());
         if record {
             device.start_recording();
@@ -494,13 +495,8 @@ impl Simulation {
             .iter()
             .any(|r| r.phase == Phase::Measure);
         if since > 0 && (2 * since >= self.driver.recorder.window || !measured_sampled) {
-            match self.device.is_plain() {
-                true => self
-                    .driver
-                    .recorder
-                    .sample(self.device.ssd(), Phase::Measure)?,
-                false => self.driver.recorder.sample(&self.device, Phase::Measure)?,
-            }
+            // A stack of no layers samples as its SSD does.
+            self.driver.recorder.sample(&self.device, Phase::Measure)?;
         }
         if self.driver.recorder.check && self.end_of_life.is_none() {
             if let Some(lsm) = &self.driver.lsm {

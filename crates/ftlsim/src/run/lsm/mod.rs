@@ -44,10 +44,8 @@ pub struct LsmSource {
     /// The outbox slot of the request the loop holds, lent by the last
     /// `KvFeed::next`.
     lent: Option<usize>,
-    /// An operation's requests are queued or running.
-    op_open: bool,
     /// Earliest arrival and latest completion of the requests of the
-    /// operation under way (timed only).
+    /// operation under way (timed only; `u64::MAX` until one completes).
     op_first_ns: u64,
     op_last_ns: u64,
 }
@@ -71,7 +69,6 @@ impl LsmSource {
             measured_ops: 0,
             latencies_ns: Vec::new(),
             lent: None,
-            op_open: false,
             op_first_ns: u64::MAX,
             op_last_ns: 0,
         })
@@ -152,12 +149,14 @@ impl LsmSource {
         None
     }
 
-    /// The operation under way has run its last request.
+    /// The operation under way, if any, has run its last request: its
+    /// latency is recorded once (an operation with no timed request has
+    /// none).
     fn close_op(&mut self) {
         if self.stats_at_start.is_some() && self.op_first_ns != u64::MAX {
             self.latencies_ns.push(self.op_last_ns - self.op_first_ns);
         }
-        self.op_open = false;
+        (self.op_first_ns, self.op_last_ns) = (u64::MAX, 0);
     }
 }
 
@@ -188,9 +187,7 @@ impl Feed for KvFeed<'_> {
                 s.lent = Some(at);
                 return Ok(Some(s.outbox().slot(at)));
             }
-            if s.op_open {
-                s.close_op();
-            }
+            s.close_op();
             if self.remaining == 0 {
                 return Ok(None);
             }
@@ -199,9 +196,7 @@ impl Feed for KvFeed<'_> {
                 Some(loader) => loader.next_op(),
                 None => s.ycsb.next_op(),
             };
-            (s.op_first_ns, s.op_last_ns) = (u64::MAX, 0);
             s.apply(op)?;
-            s.op_open = true;
             self.done += 1;
             if s.stats_at_start.is_some() {
                 s.measured_ops += 1;
