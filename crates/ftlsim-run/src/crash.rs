@@ -14,6 +14,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use ftlsim::config::{Config, WorkloadType, DEFAULT_WRITES};
 use ftlsim::ftl::durability::BrokenRecovery;
+use ftlsim::plan::Plan;
 use ftlsim::workload::Generator;
 use ftlsim::{Op, SimError, Ssd, SsdOptions};
 use serde::Serialize;
@@ -282,18 +283,19 @@ pub fn crash_test(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<CrashReport> {
     refuse_unmodelled(cfg, opts)?;
-    let mut ssd = Ssd::new(
-        cfg,
+    let plan = Plan::from_config(cfg).map_err(SimError::from)?;
+    let mut ssd = Ssd::from_plan(
+        &plan.ssd,
         &SsdOptions {
             track_content: true,
             survival: false,
         },
-    )?;
+    );
     ssd.track_power_loss(cfg)?;
     ssd.set_broken_recovery(opts.broken);
     let logical = u64::from(ssd.logical_pages());
     let span = cfg.span_pages();
-    let mut gen = Generator::new(cfg);
+    let mut gen = Generator::from_plan(&plan.workload);
     let dedup_content = cfg.ftl.dedup && gen.has_content();
     let mut rng = CutRng(ftlsim::hash::splitmix64(opts.seed ^ 0xc7a5_4e57));
     let mut model = Model::new(logical as usize);

@@ -41,7 +41,7 @@ fn drive(
         },
     )
     .unwrap();
-    let mut stack = Stack::new(cfg, ssd);
+    let mut stack = Stack::new(cfg, ssd).unwrap();
     let n = stack.logical_pages();
     let mut model: HashMap<u64, (u64, u16)> = HashMap::new();
     let mut req = Request::default();

@@ -13,6 +13,7 @@ use ftlsim::host::lba_streams::LbaStreamsConfig;
 use ftlsim::host::oracle::{remaining_lifetimes, OracleConfig};
 use ftlsim::host::pcstream::PcStreamConfig;
 use ftlsim::host::{LayerConfig, Stack};
+use ftlsim::plan::Plan;
 use ftlsim::request::{BlockDevice, Op, Request};
 use ftlsim::{analytic, run, RunOptions, Ssd, SsdOptions};
 use proptest::prelude::*;
@@ -62,7 +63,7 @@ fn drive(cfg: &Config, steps: &[Step]) -> Result<(), TestCaseError> {
     let n = cfg.host_pages();
     let future = matches!(cfg.host.layers[0], LayerConfig::Oracle(_))
         .then(|| Arc::new(remaining_lifetimes(&record_of(steps, n), n)));
-    let mut stack = Stack::foreseeing(cfg, ssd, future.as_ref());
+    let mut stack = Stack::from_plan(&Plan::from_config(cfg).unwrap().host, ssd, future.as_ref());
     assert_eq!(
         stack.logical_pages(),
         n,

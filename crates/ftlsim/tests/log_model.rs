@@ -60,7 +60,7 @@ fn drive(cfg: &Config, steps: &[(u64, Step)]) -> Result<Stack, TestCaseError> {
         },
     )
     .unwrap();
-    let mut stack = Stack::new(cfg, ssd);
+    let mut stack = Stack::new(cfg, ssd).unwrap();
     let logical = stack.logical_pages();
     prop_assert_eq!(logical, cfg.host_pages());
     let mut model: HashMap<u64, u64> = HashMap::new();

@@ -14,6 +14,7 @@ use ftlsim::host::autostream::{AutoStream, AutoStreamConfig};
 use ftlsim::host::pcstream::{PcStream, PcStreamConfig, MANUAL_SHIFT};
 use ftlsim::host::{HostLayer, LowerSpace};
 use ftlsim::metrics::LayerStats;
+use ftlsim::plan::Plan;
 use ftlsim::request::{BlockDevice, Completion, Op, Request, RequestSource};
 
 /// A device that only remembers the stream of the last write.
@@ -53,7 +54,7 @@ fn streams_by_class(
     layer: &mut dyn HostLayer,
     writes_pages: u64,
 ) -> BTreeMap<u8, BTreeMap<u16, u64>> {
-    let mut src = AppSource::new(c);
+    let mut src = AppSource::new(&Plan::from_config(c).unwrap().workload);
     let mut dev = Recorder {
         pages: c.logical_pages(),
         last_stream: 0,
@@ -135,7 +136,7 @@ fn rocksdb_streams_by_class() {
     assert_eq!(top(&auto[&1]).0, top(&auto[&5]).0, "{auto:?}");
 
     // Extent reuse: which class last wrote each page a write overwrites.
-    let mut src = AppSource::new(&c);
+    let mut src = AppSource::new(&Plan::from_config(&c).unwrap().workload);
     let mut req = Request::default();
     let mut owner = vec![0u8; n as usize];
     let mut reuse: BTreeMap<(u8, u8), u64> = BTreeMap::new();

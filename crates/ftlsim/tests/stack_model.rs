@@ -59,7 +59,7 @@ fn drive(cfg: &Config, steps: &[Step]) -> Result<Stack, TestCaseError> {
         },
     )
     .unwrap();
-    let mut stack = Stack::new(cfg, ssd);
+    let mut stack = Stack::new(cfg, ssd).unwrap();
     prop_assert_eq!(stack.logical_pages(), LOGICAL);
     let mut model: HashMap<u64, u64> = HashMap::new();
     let mut req = Request::default();

@@ -31,8 +31,9 @@
 
 use std::collections::VecDeque;
 
-use crate::config::Config;
+use crate::config::{Config, DeviceConfig};
 use crate::flash::{BlockTable, Lpn, Ppn};
+use crate::plan::DurabilityPlan;
 
 /// "No data": an unmapped LPN in the recovery map and checkpoints.
 pub const NO_DATA: u64 = u64::MAX;
@@ -166,17 +167,9 @@ pub(crate) struct Durability {
 }
 
 impl Durability {
-    pub fn new(cfg: &Config) -> Self {
-        let physical = cfg.physical_pages() as usize;
-        let blocks = cfg.device.blocks as usize;
-        let timing = cfg.timing.clone().unwrap_or_default().params(&cfg.device);
-        let page_bytes = u64::from(cfg.device.page_bytes);
-        // A checkpoint holds 8 bytes per logical page (the mapping entry),
-        // plus a 4-byte reference count per physical page with sharing.
-        let mut checkpoint_bytes = cfg.logical_pages() * 8;
-        if cfg.sharing() {
-            checkpoint_bytes += cfg.physical_pages() * 4;
-        }
+    pub fn new(plan: &DurabilityPlan, device: &DeviceConfig) -> Self {
+        let physical = (u64::from(device.blocks) * u64::from(device.pages_per_block)) as usize;
+        let blocks = device.blocks as usize;
         Self {
             image: FlashImage {
                 lpn: crate::mem::filled_vec(physical, Lpn::NONE),
@@ -193,15 +186,15 @@ impl Durability {
                 checkpoint: None,
             },
             buffer: VecDeque::new(),
-            buffer_pages: cfg.ftl.write_buffer_pages,
-            protected: cfg.ftl.power_loss_protection,
+            buffer_pages: plan.buffer_pages,
+            protected: plan.protected,
             pending: Vec::new(),
-            journal_batch: cfg.ftl.journal_batch.max(1),
+            journal_batch: plan.journal_batch,
             // 0 is never used, so "below the checkpoint" needs no special case.
             seq: 1,
-            checkpoint_interval_pages: cfg.ftl.checkpoint_interval_pages,
-            next_checkpoint_at_pages: cfg.ftl.checkpoint_interval_pages,
-            checkpoint_pages_each: checkpoint_bytes.div_ceil(page_bytes).max(1),
+            checkpoint_interval_pages: plan.checkpoint_interval_pages,
+            next_checkpoint_at_pages: plan.checkpoint_interval_pages,
+            checkpoint_pages_each: plan.checkpoint_pages_each,
             ops_left: u64::MAX,
             frozen: false,
             frozen_durable_seq: 0,
@@ -213,10 +206,10 @@ impl Durability {
             broken: None,
             stats: PowerLossStats::default(),
             unsynced_meta_pages: 0,
-            read_ns: timing.read_ns,
-            transfer_ns: timing.transfer_ns,
-            luns: u64::from(timing.luns()).max(1),
-            channels: u64::from(timing.channels).max(1),
+            read_ns: plan.read_ns,
+            transfer_ns: plan.transfer_ns,
+            luns: plan.luns,
+            channels: plan.channels,
         }
     }
 
@@ -440,7 +433,10 @@ impl super::Ssd {
                 "power-loss tracking starts on an empty device".into(),
             ));
         }
-        self.durability = Some(Box::new(Durability::new(cfg)));
+        self.durability = Some(Box::new(Durability::new(
+            &DurabilityPlan::of(cfg),
+            &cfg.device,
+        )));
         self.keep_gc_spare();
         Ok(())
     }

@@ -19,9 +19,10 @@
 //! runs as before.
 
 use super::Ssd;
-use crate::config::{Config, FdpIsolation};
+use crate::config::FdpIsolation;
 use crate::error::SimError;
 use crate::flash::{Ppn, NO_BLOCK};
+use crate::plan::DeviceMode;
 
 /// What the device knows of its FDP configuration.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,11 +33,20 @@ pub struct Fdp {
 }
 
 impl Fdp {
-    pub fn from_config(cfg: &Config) -> Self {
-        Self {
-            handles: cfg.ftl.fdp_handles,
-            ru_blocks: cfg.ftl.fdp_ru_blocks,
-            isolation: cfg.ftl.fdp_isolation,
+    /// FDP's state under `mode`, or `None` when the device is not FDP.
+    pub fn of(mode: DeviceMode) -> Option<Self> {
+        match mode {
+            DeviceMode::Fdp {
+                handles,
+                ru_blocks,
+                isolation,
+                ..
+            } => Some(Self {
+                handles,
+                ru_blocks,
+                isolation,
+            }),
+            DeviceMode::Conventional | DeviceMode::Zoned { .. } => None,
         }
     }
 }

@@ -59,7 +59,7 @@ use crate::config::Config;
 use crate::error::SimError;
 use crate::flash::{BlockTable, Geometry, Lpn, Ppn, NO_BLOCK};
 use crate::metrics::{Counters, LogHistogram, StreamCounters, WearSummary};
-use crate::plan::Plan;
+use crate::plan::{DeviceMode, Plan, SsdPlan};
 use crate::rng;
 use crate::segments::{FreePool, VictimIndex};
 use frontier::{Frontier, Placement, Scheme};
@@ -190,50 +190,48 @@ pub struct Ssd {
 impl Ssd {
     /// Builds an erased device from a config that plans (`Plan::from_config`).
     pub fn new(cfg: &Config, options: &SsdOptions) -> Result<Self, SimError> {
-        let plan = Plan::from_config(cfg)?;
-        let geo = Geometry::from_config(&cfg.device);
+        Ok(Self::from_plan(&Plan::from_config(cfg)?.ssd, options))
+    }
+
+    /// Builds an erased device from its part of the plan.
+    pub fn from_plan(plan: &SsdPlan, options: &SsdOptions) -> Self {
+        let geo = Geometry::from_config(&plan.device);
         // Under FDP a reclaim unit is written and erased as one, so the FTL
         // sees it as one block of `fdp_ru_blocks` flash blocks. A reclaim
         // unit's blocks are consecutive, so a page's number is the same in
         // either view and the timing model's page layout does not change.
-        let erase_unit_blocks = cfg.ftl.erase_unit_blocks();
+        let (erase_unit_blocks, groups) = match plan.mode {
+            DeviceMode::Fdp {
+                ru_blocks,
+                reclaim_groups,
+                ..
+            } => (ru_blocks.max(1), reclaim_groups.max(1)),
+            DeviceMode::Conventional | DeviceMode::Zoned { .. } => (1, 1),
+        };
         let mut geo = geo.with_pages_per_block(geo.pages_per_block * erase_unit_blocks);
         geo.blocks /= erase_unit_blocks;
-        let logical_pages =
-            u32::try_from(cfg.logical_pages()).expect("validated: pages fit in u32");
+        let logical_pages = plan.logical_pages;
         let physical = geo.physical_pages() as usize;
         let placement = Placement::from_plan(&plan.placement);
         let mut frontiers = placement.frontiers();
         // The DFTL mapping cache: translation pages are internal LPNs above
         // the host's, on a frontier of their own.
-        let cache_entries = u32::try_from(cfg.ftl.mapping_cache_entries)
-            .expect("validated: at most the logical pages");
-        let entries_per_page =
-            u32::try_from(cfg.translation_entries_per_page()).expect("page bytes fit in u32");
-        let translation_pages = if cache_entries > 0 {
-            dftl::MappingCache::pages_for(logical_pages, entries_per_page)
-        } else {
-            0
-        };
-        let cmt = (cache_entries > 0).then(|| {
+        let translation_pages = plan.mapping_cache.map_or(0, |c| {
+            dftl::MappingCache::pages_for(logical_pages, c.entries_per_page)
+        });
+        let cmt = plan.mapping_cache.map(|c| {
             let mut f = frontiers[placement.host_frontier(0)].clone();
             f.block = NO_BLOCK;
             frontiers.push(f);
             Box::new(dftl::MappingCache::new(
-                cache_entries,
+                c.entries,
                 logical_pages,
-                entries_per_page,
+                c.entries_per_page,
                 frontiers.len() - 1,
             ))
         });
-        let per_stream_survival =
-            cfg.ftl.placement_ids() > 1 || placement.scheme() == Scheme::Internal;
+        let per_stream_survival = plan.streams > 1 || placement.scheme() == Scheme::Internal;
         let blocks = BlockTable::new(geo.blocks);
-        let groups = if cfg.ftl.fdp {
-            cfg.ftl.fdp_reclaim_groups.max(1)
-        } else {
-            1
-        };
         let group_blocks = geo.blocks / groups;
         let mut pool = FreePool::new(groups, group_blocks);
         for b in 0..geo.blocks {
@@ -242,70 +240,61 @@ impl Ssd {
         let ppb = geo.pages_per_block;
         let min_usable_blocks =
             (logical_pages + translation_pages).div_ceil(ppb) + frontiers.len() as u32 + 1;
-        // With wear-out on, a victim can retire at its erase instead of
-        // returning to the pool; one free block kept in reserve gives its
-        // valid pages a home. Without wear-out no reserve is needed.
-        let gc_floor = u32::from(cfg.device.pe_cycle_limit > 0);
-        let gc_policy =
-            crate::plan::gc_policy(cfg.ftl.gc_policy, cfg.ftl.gc_choices, "ftl.gc_choices")?;
-        let gc_low = cfg.ftl.gc_low_watermark.max(gc_floor);
+        let gc = plan.gc;
         let mut ssd = Self {
             geo,
             logical_pages,
             l2p: crate::mem::filled_vec((logical_pages + translation_pages) as usize, UNMAPPED),
             oob_lpn: crate::mem::filled_vec(physical, Lpn::NONE),
             valid_bits: vec![0; physical.div_ceil(64)],
-            // Dedup keys pages by content, so it always keeps fingerprints.
-            content: (options.track_content || cfg.ftl.dedup)
+            content: (options.track_content || plan.keeps_content)
                 .then(|| crate::mem::filled_vec(physical, 0)),
             blocks,
             pool,
-            victims: VictimIndex::new(gc_policy, geo.blocks, ppb),
+            victims: VictimIndex::new(gc.policy, geo.blocks, ppb),
             group_victims: (1..groups)
-                .map(|_| VictimIndex::new(gc_policy, geo.blocks, ppb))
+                .map(|_| VictimIndex::new(gc.policy, geo.blocks, ppb))
                 .collect(),
             group_blocks,
             frontiers,
             placement,
-            gc_rng: rng::stream(cfg.workload.seed, "gc"),
+            gc_rng: rng::stream(plan.seed, "gc"),
             now_pages: 0,
             next_seq: 0,
-            gc_low,
-            gc_high: cfg.ftl.gc_high_watermark.max(gc_low),
-            gc_low_configured: gc_low,
-            gc_floor,
-            gc_high_configured: cfg.ftl.gc_high_watermark.max(gc_low),
-            zones: zoned::Zones::from_config(cfg),
-            pe_limit: cfg.device.pe_cycle_limit,
-            wl_threshold: cfg.ftl.wear_leveling_threshold,
+            gc_low: gc.low_watermark,
+            gc_high: gc.high_watermark,
+            gc_low_configured: gc.low_watermark,
+            gc_floor: gc.floor,
+            gc_high_configured: gc.high_watermark,
+            zones: zoned::Zones::of(plan),
+            pe_limit: plan.device.pe_cycle_limit,
+            wl_threshold: plan.wear_leveling_threshold,
             erases_since_wl_check: 0,
             retired: 0,
             min_usable_blocks,
             gc_buffer: Vec::with_capacity(ppb as usize),
             counters: Counters::default(),
-            stream_counters: vec![StreamCounters::default(); usize::from(cfg.ftl.placement_ids())],
+            stream_counters: vec![StreamCounters::default(); usize::from(plan.streams)],
             survival: options.survival.then(LogHistogram::default),
             stream_survival: (options.survival && per_stream_survival)
-                .then(|| vec![LogHistogram::default(); 2 * usize::from(cfg.ftl.placement_ids())]),
+                .then(|| vec![LogHistogram::default(); 2 * usize::from(plan.streams)]),
             ops: None,
-            sharing: cfg.sharing().then(|| {
-                Sharing::new(
-                    physical,
-                    logical_pages as usize,
-                    cfg.ftl.dedup,
-                    cfg.ftl.verify_content,
-                )
-            }),
+            sharing: plan
+                .sharing
+                .map(|s| Sharing::new(physical, logical_pages as usize, s.dedup, s.verify_content)),
             durability: None,
             erase_unit_blocks,
-            fdp: cfg.ftl.fdp.then(|| fdp::Fdp::from_config(cfg)),
+            fdp: fdp::Fdp::of(plan.mode),
             cmt,
         };
-        if cfg.ftl.power_loss_tracking() {
-            ssd.durability = Some(Box::new(durability::Durability::new(cfg)));
+        if let Some(durability) = &plan.durability {
+            ssd.durability = Some(Box::new(durability::Durability::new(
+                durability,
+                &plan.device,
+            )));
             ssd.keep_gc_spare();
         }
-        Ok(ssd)
+        ssd
     }
 
     pub fn geometry(&self) -> &Geometry {

@@ -10,9 +10,9 @@
 //! (they never enter the victim index).
 
 use super::{FlashOp, MapEntry, Ssd};
-use crate::config::Config;
 use crate::error::SimError;
 use crate::flash::{BlockState, Ppn};
+use crate::plan::{DeviceMode, SsdPlan};
 use crate::request::{Completion, Request};
 
 #[derive(Debug, Clone)]
@@ -27,15 +27,22 @@ pub(crate) struct Zones {
 }
 
 impl Zones {
-    pub(crate) fn from_config(cfg: &Config) -> Option<Self> {
-        let d = &cfg.device;
-        d.zoned.then(|| Zones {
-            zone_pages: d.zone_blocks * d.pages_per_block,
-            write_ptr: vec![0; (d.blocks / d.zone_blocks) as usize],
-            open: 0,
-            max_open: d.max_open_zones,
-            resets: 0,
-        })
+    /// The zones of a zoned device, or `None` for the other modes.
+    pub(crate) fn of(plan: &SsdPlan) -> Option<Self> {
+        let d = &plan.device;
+        match plan.mode {
+            DeviceMode::Zoned {
+                zone_blocks,
+                max_open_zones,
+            } => Some(Zones {
+                zone_pages: zone_blocks * d.pages_per_block,
+                write_ptr: vec![0; (d.blocks / zone_blocks) as usize],
+                open: 0,
+                max_open: max_open_zones,
+                resets: 0,
+            }),
+            DeviceMode::Conventional | DeviceMode::Fdp { .. } => None,
+        }
     }
 }
 

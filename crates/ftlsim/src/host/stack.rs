@@ -9,6 +9,7 @@ use crate::config::Config;
 use crate::error::SimError;
 use crate::ftl::{Ssd, SsdOptions};
 use crate::metrics::LayerStats;
+use crate::plan::{HostPlan, Plan};
 use crate::request::{BlockDevice, Completion, Hint, Request};
 
 /// Host layers over an SSD. The SSD stays reachable for the driver
@@ -25,21 +26,27 @@ pub struct Stack {
 }
 
 impl Stack {
-    /// The device of `cfg` and its host layers (config already validated).
+    /// The device of `cfg` and its host layers, planned once.
     pub fn build(cfg: &Config, options: &SsdOptions) -> Result<Self, SimError> {
-        Ok(Self::new(cfg, Ssd::new(cfg, options)?))
+        let plan = Plan::from_config(cfg)?;
+        Ok(Self::from_plan(
+            &plan.host,
+            Ssd::from_plan(&plan.ssd, options),
+            None,
+        ))
     }
 
     /// Builds the layers of `cfg.host` over `ssd` (config already validated).
-    pub fn new(cfg: &Config, ssd: Ssd) -> Self {
-        Self::foreseeing(cfg, ssd, None)
+    pub fn new(cfg: &Config, ssd: Ssd) -> Result<Self, SimError> {
+        Ok(Self::from_plan(&Plan::from_config(cfg)?.host, ssd, None))
     }
 
-    /// [`Stack::new`] with the oracle pre-pass's lifetimes for an oracle
-    /// layer (`None`: the pre-pass itself, or no oracle).
-    pub fn foreseeing(cfg: &Config, ssd: Ssd, future: Option<&Lifetimes>) -> Self {
-        let config = &cfg.host;
-        let mut below = cfg.device_space();
+    /// The layers of the host plan over `ssd`, with the oracle pre-pass's
+    /// lifetimes for an oracle layer (`None`: the pre-pass itself, or no
+    /// oracle).
+    pub fn from_plan(plan: &HostPlan, ssd: Ssd, future: Option<&Lifetimes>) -> Self {
+        let config = &plan.layers;
+        let mut below = plan.device_space;
         let mut layers = Vec::with_capacity(config.layers.len());
         let mut logical_pages = Vec::with_capacity(config.layers.len());
         for layer in config.layers.iter().rev() {

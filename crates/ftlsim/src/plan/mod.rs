@@ -25,15 +25,18 @@
 mod device;
 mod durability;
 mod placement;
+mod ssd;
 mod victims;
 mod workload;
 mod ycsb;
 
 pub use device::DeviceMode;
 pub use placement::{PlacementPlan, Scheme};
+pub use ssd::{DurabilityPlan, GcPlan, MappingCachePlan, SharingPlan, SsdPlan};
 pub use victims::gc_policy;
+pub use workload::WorkloadPlan;
 
-use crate::config::Config;
+use crate::config::{Config, HostConfig, LowerSpace};
 use crate::error::ConfigError;
 
 /// A config that passed every check, in typed parts.
@@ -43,6 +46,20 @@ pub struct Plan {
     pub device: DeviceMode,
     /// Where host writes and GC copies go, and the frontier count.
     pub placement: PlacementPlan,
+    /// What the SSD is built from (mode and placement included).
+    pub ssd: SsdPlan,
+    /// What the host stack is built from.
+    pub host: HostPlan,
+    /// What the request generator is built from.
+    pub workload: WorkloadPlan,
+}
+
+/// The host layers (top first; each layer's section is its typed keys)
+/// over the space the device offers the bottom one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostPlan {
+    pub layers: HostConfig,
+    pub device_space: LowerSpace,
 }
 
 impl Plan {
@@ -65,9 +82,16 @@ impl Plan {
         }
         victims::check_bounds(cfg)?;
         cfg.validate_bounds()?;
+        let device = DeviceMode::of(cfg);
         Ok(Self {
-            device: DeviceMode::of(cfg),
+            device,
             placement,
+            ssd: SsdPlan::of(cfg, device, placement)?,
+            host: HostPlan {
+                layers: cfg.host.clone(),
+                device_space: cfg.device_space(),
+            },
+            workload: WorkloadPlan::of(cfg),
         })
     }
 }

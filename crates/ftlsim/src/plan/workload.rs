@@ -1,8 +1,32 @@
 //! The workload's checks: fractions, the amounts to run, the generator's
 //! kind and its keys, and a span that fits the space the stack offers.
 
-use crate::config::{Amount, Config, WorkloadType, MIN_REGION_PAGES};
+use crate::config::{Amount, Config, WorkloadConfig, WorkloadType, MIN_REGION_PAGES};
 use crate::error::ConfigError;
+
+/// What the request generator is built from: the `[workload]` section and
+/// the space it addresses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkloadPlan {
+    pub section: WorkloadConfig,
+    /// Logical pages at the top of the host stack.
+    pub host_pages: u64,
+    /// Pages the workload addresses (`workload.span` of `host_pages`).
+    pub span_pages: u64,
+    /// Writes carry content fingerprints (dedup on, or duplicates asked for).
+    pub content: bool,
+}
+
+impl WorkloadPlan {
+    pub(super) fn of(cfg: &Config) -> Self {
+        Self {
+            section: cfg.workload.clone(),
+            host_pages: cfg.host_pages(),
+            span_pages: cfg.span_pages(),
+            content: cfg.ftl.dedup || cfg.workload.dedup_fraction > 0.0,
+        }
+    }
+}
 
 /// `v` of `key` within (0, 1) (`open`) or [0, 1].
 fn fraction(key: &str, v: f64, open: bool) -> Result<(), ConfigError> {

@@ -15,6 +15,7 @@ use crate::ftl::{Ssd, SsdOptions};
 use crate::host::oracle::Lifetimes;
 use crate::host::Stack;
 use crate::metrics::{Counters, LayerStats, Phase, StreamCounters};
+use crate::plan::Plan;
 use crate::request::{BlockDevice, Op, Request, RequestSource};
 use crate::timing::{ArrivalSource, Timer};
 use crate::workload::ycsb::YcsbWorkload;
@@ -196,22 +197,29 @@ impl Simulation {
             Foresight::Given(future) => Some(future),
             Foresight::Foresee | Foresight::Record => None,
         };
-        let ssd = Ssd::new(
-            cfg,
+        // Planned once: each component is built from its own part.
+        let plan = Plan::from_config(cfg)?;
+        let ssd = Ssd::from_plan(
+            &plan.ssd,
             &SsdOptions {
                 track_content: false,
                 survival: cfg.metrics.survival,
             },
-        )?;
+        );
         // Workloads address the top of the stack.
         let logical = cfg.host_pages();
         let ycsb = cfg.workload.kind == WorkloadType::Ycsb;
-        let mut device = Stack::foreseeing(cfg, ssd, future.as_ref());
+        let mut device = Stack::from_plan(&plan.host, ssd, future.as_ref());
         if record {
             device.start_recording();
         }
         let lsm = match ycsb {
-            true => Some(LsmSource::new(cfg, logical)?),
+            true => Some(LsmSource::new(
+                &cfg.lsm,
+                &plan.workload.section,
+                cfg.device.page_bytes,
+                logical,
+            )?),
             false => None,
         };
         let window = cfg
@@ -264,12 +272,12 @@ impl Simulation {
             .map(|t| Timer::new(t, &cfg.device, cfg.workload.seed, arrivals));
         // Built once: an application model's source asks it whether writes
         // carry content, and the driver draws from it.
-        let generator = Generator::new(cfg);
+        let generator = Generator::from_plan(&plan.workload);
         let mut driver_external = None;
         if cfg.workload.kind.is_app() {
             // Application models are sources like a trace, built here.
             driver_external = Some(External::new(
-                Box::new(crate::app::pcapps::AppSource::new(cfg)),
+                Box::new(crate::app::pcapps::AppSource::new(&plan.workload)),
                 generator.has_content(),
             ));
         }

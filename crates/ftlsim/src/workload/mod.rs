@@ -9,6 +9,8 @@ use rand_distr::{Distribution, Zipf};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::config::{Config, WorkloadType};
+use crate::error::ConfigError;
+use crate::plan::{Plan, WorkloadPlan};
 use crate::rng;
 
 use crate::request::Op;
@@ -120,10 +122,15 @@ fn scatter_multiplier(slots: u64) -> u64 {
 }
 
 impl Generator {
-    /// Builds the generator of a validated config.
-    pub fn new(cfg: &Config) -> Self {
-        let w = &cfg.workload;
-        let slots = cfg.span_pages() / u64::from(w.request_pages);
+    /// Builds the generator of a config that plans (`Plan::from_config`).
+    pub fn new(cfg: &Config) -> Result<Self, ConfigError> {
+        Ok(Self::from_plan(&Plan::from_config(cfg)?.workload))
+    }
+
+    /// Builds the generator from its part of the plan.
+    pub fn from_plan(plan: &WorkloadPlan) -> Self {
+        let w = &plan.section;
+        let slots = plan.span_pages / u64::from(w.request_pages);
         let pattern = match w.kind {
             // A trace, an application model or a YCSB run draws addresses
             // from its own source; the generator only supplies content, so
@@ -161,11 +168,11 @@ impl Generator {
                 power: w.pareto_h.ln() / (1.0 - w.pareto_h).ln(),
             },
         };
-        let content = (cfg.ftl.dedup || w.dedup_fraction > 0.0).then(|| ContentSource {
+        let content = plan.content.then(|| ContentSource {
             dedup_fraction: w.dedup_fraction,
             working_set: w
                 .dedup_working_set
-                .map_or(cfg.span_pages() / 100, |a| a.to_pages(cfg.host_pages()))
+                .map_or(plan.span_pages / 100, |a| a.to_pages(plan.host_pages))
                 .max(1),
             unique: 0,
             rng: rng::stream(w.seed, "content"),
@@ -175,7 +182,7 @@ impl Generator {
             content,
             request_pages: w.request_pages,
             request_pages_max: w.request_pages_max.unwrap_or(w.request_pages),
-            span_pages: cfg.span_pages(),
+            span_pages: plan.span_pages,
             sizes: rng::stream(w.seed, "sizes"),
             read_fraction: w.read_fraction,
             trim_fraction: w.trim_fraction,
@@ -315,7 +322,7 @@ mod tests {
         c.workload.hot_write_fraction = 0.8;
         c.workload.hot_space_fraction = 0.2;
         let span = c.span_pages();
-        let mut g = Generator::new(&c);
+        let mut g = Generator::new(&c).unwrap();
         let n = 200_000;
         let hot = (0..n)
             .filter(|_| g.next_write() < (span as f64 * 0.2).round() as u64)
@@ -329,7 +336,7 @@ mod tests {
         let mut c = cfg(WorkloadType::Zipf);
         c.workload.zipf_theta = 1.2;
         let span = c.span_pages();
-        let mut g = Generator::new(&c);
+        let mut g = Generator::new(&c).unwrap();
         let mut counts = vec![0u32; span as usize];
         for _ in 0..100_000 {
             let lpn = g.next_write();
@@ -349,7 +356,7 @@ mod tests {
         let mut c = cfg(WorkloadType::Sequential);
         c.workload.request_pages = 8;
         c.workload.span = Some(Amount::Pages(64));
-        let mut g = Generator::new(&c);
+        let mut g = Generator::new(&c).unwrap();
         let starts: Vec<u64> = (0..10).map(|_| g.next_write()).collect();
         assert_eq!(starts, vec![0, 8, 16, 24, 32, 40, 48, 56, 0, 8]);
     }
@@ -359,7 +366,7 @@ mod tests {
         let mut c = cfg(WorkloadType::Uniform);
         c.workload.read_fraction = 0.5;
         c.workload.trim_fraction = 0.1;
-        let mut g = Generator::new(&c);
+        let mut g = Generator::new(&c).unwrap();
         let n = 100_000;
         let (mut r, mut t) = (0, 0);
         for _ in 0..n {
@@ -380,7 +387,7 @@ mod tests {
         c.workload.pareto_h = 0.2;
         let span = c.span_pages();
         let rows = span / 6;
-        let mut g = Generator::new(&c);
+        let mut g = Generator::new(&c).unwrap();
         let n = 200_000;
         let mut per_table = [0u32; 6];
         let mut head = 0u32;

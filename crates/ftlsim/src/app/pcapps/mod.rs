@@ -25,10 +25,11 @@ use std::collections::VecDeque;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use crate::config::WorkloadType;
 pub use crate::config::MIN_REGION_PAGES;
-use crate::config::{Config, WorkloadType};
 use crate::error::SimError;
 use crate::host::pcstream::{MANUAL_SHIFT, PROCESS_EXIT};
+use crate::plan::WorkloadPlan;
 use crate::request::{Op, Request, RequestSource};
 
 /// Pages per write request of a bulk file write (128 KiB of 4 KiB pages).
@@ -295,15 +296,15 @@ trait Model: Send {
     fn step(&mut self, emit: &mut Emit);
 }
 
-/// The models of a config, each over its share of the workload's span.
-fn models(cfg: &Config) -> Vec<Box<dyn Model>> {
-    let kinds: Vec<WorkloadType> = match cfg.workload.kind {
-        WorkloadType::Mix => cfg.workload.mix.clone(),
+/// The models of a workload, each over its share of the workload's span.
+fn models(plan: &WorkloadPlan) -> Vec<Box<dyn Model>> {
+    let w = &plan.section;
+    let kinds: Vec<WorkloadType> = match w.kind {
+        WorkloadType::Mix => w.mix.clone(),
         kind => vec![kind],
     };
-    let span = cfg.span_pages();
-    let share = span / kinds.len() as u64;
-    let seed = cfg.workload.seed;
+    let share = plan.span_pages / kinds.len() as u64;
+    let seed = w.seed;
     kinds
         .iter()
         .enumerate()
@@ -332,8 +333,9 @@ pub struct AppSource {
 }
 
 impl AppSource {
-    pub fn new(cfg: &Config) -> Self {
-        let models = models(cfg);
+    /// The application models of the workload's part of the plan.
+    pub fn new(plan: &WorkloadPlan) -> Self {
+        let models = models(plan);
         Self {
             written: vec![0; models.len()],
             models,
@@ -367,7 +369,9 @@ impl RequestSource for AppSource {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
     use crate::host::pcstream::PC_MASK;
+    use crate::plan::Plan;
     use std::collections::{BTreeMap, BTreeSet};
 
     fn cfg(kind: WorkloadType, mix: Vec<WorkloadType>) -> Config {
@@ -383,7 +387,7 @@ mod tests {
     /// Runs a source for `n` requests: pages written per PC, and checks
     /// that every request stays in the span and trims cover written pages.
     fn drive(c: &Config, n: usize) -> BTreeMap<u64, u64> {
-        let mut s = AppSource::new(c);
+        let mut s = AppSource::new(&Plan::from_config(c).unwrap().workload);
         let mut req = Request::default();
         let mut per_pc = BTreeMap::new();
         let mut live = BTreeSet::new();

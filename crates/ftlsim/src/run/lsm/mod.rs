@@ -18,7 +18,7 @@ use super::clock::Clock;
 use super::feed::Feed;
 use super::target::Target;
 use crate::app::lsm::{Db, Files, LsmStats, Value};
-use crate::config::Config;
+use crate::config::{LsmConfig, WorkloadConfig};
 use crate::error::SimError;
 use crate::hash::splitmix64;
 use crate::request::{Completion, Op, Request};
@@ -51,11 +51,17 @@ pub struct LsmSource {
 }
 
 impl LsmSource {
-    /// The engine of `cfg.lsm` over a device of `logical_pages` pages.
-    pub fn new(cfg: &Config, logical_pages: u64) -> Result<Self, SimError> {
-        let files = Files::new(Outbox::new(logical_pages), cfg.device.page_bytes);
-        let db = Db::new(&cfg.lsm, files)?;
-        let w = &cfg.workload;
+    /// The engine of `lsm` running the workload's YCSB operations over a
+    /// device of `logical_pages` pages of `page_bytes`.
+    pub fn new(
+        lsm: &LsmConfig,
+        workload: &WorkloadConfig,
+        page_bytes: u32,
+        logical_pages: u64,
+    ) -> Result<Self, SimError> {
+        let files = Files::new(Outbox::new(logical_pages), page_bytes);
+        let db = Db::new(lsm, files)?;
+        let w = workload;
         let distribution = w.ycsb_distribution.unwrap_or(w.ycsb.default_distribution());
         Ok(Self {
             db,
