@@ -12,6 +12,7 @@ mod log_layer;
 mod log_model;
 mod lsm_model;
 mod pcapps_streams;
+mod placement;
 mod power_loss;
 mod reference_model;
 mod robustness;

@@ -10,7 +10,7 @@ use ftlsim::{Ssd, SsdOptions};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
-enum Step {
+pub(crate) enum Step {
     Write(u64),
     Trim(u64),
     Read(u64),
@@ -30,7 +30,7 @@ fn tiny(policy: GcPolicyName, frontiers: FrontierMode, pe_limit: u32, wl: u32) -
 }
 
 /// Applies the steps to the device and the model; checks every read and the invariants.
-fn drive(cfg: &Config, steps: &[Step], check_every: usize) -> Result<(), TestCaseError> {
+pub(crate) fn drive(cfg: &Config, steps: &[Step], check_every: usize) -> Result<(), TestCaseError> {
     let mut ssd = Ssd::new(
         cfg,
         &SsdOptions {
@@ -85,7 +85,7 @@ fn drive(cfg: &Config, steps: &[Step], check_every: usize) -> Result<(), TestCas
     Ok(())
 }
 
-fn steps(logical: u64, len: usize) -> impl Strategy<Value = Vec<Step>> {
+pub(crate) fn steps(logical: u64, len: usize) -> impl Strategy<Value = Vec<Step>> {
     // Writes dominate so that the device fills and GC runs many cycles;
     // a narrow hot range makes overwrites frequent.
     let step = prop_oneof![

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::placement::PlacementSchemeConfig;
 use crate::error::ConfigError;
 
 /// `gc_policy` (`[ftl]`, and a log layer's): a victim policy by name. Each
@@ -137,6 +138,11 @@ pub struct FtlConfig {
     /// controller DRAM, least recently used evicted; the rest of the table
     /// lives in translation pages on flash. 0 = the whole table in DRAM.
     pub mapping_cache_entries: u64,
+    /// A placement scheme (`[ftl.placement_scheme]`, docs/placement.md):
+    /// the class of each user write and GC write. Absent, placement is by
+    /// `frontiers`, `streams`, `internal_streams` and `placement`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement_scheme: Option<PlacementSchemeConfig>,
 }
 
 impl FtlConfig {
@@ -194,6 +200,7 @@ impl Default for FtlConfig {
             fdp_ru_blocks: 1,
             fdp_isolation: FdpIsolation::Initially,
             mapping_cache_entries: 0,
+            placement_scheme: None,
         }
     }
 }

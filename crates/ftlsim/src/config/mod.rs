@@ -16,6 +16,7 @@ mod ftl;
 pub mod host;
 pub mod lsm;
 mod metrics;
+pub mod placement;
 pub(crate) mod table;
 pub mod timing;
 mod workload;
@@ -27,6 +28,7 @@ pub use device::DeviceConfig;
 pub use ftl::{FdpIsolation, FrontierMode, FtlConfig, GcPolicyName, PlacementName};
 pub use host::{HostConfig, LayerConfig, LowerSpace};
 pub use metrics::MetricsConfig;
+pub use placement::PlacementSchemeConfig;
 pub use timing::{TimingConfig, TimingMode};
 pub use workload::{
     Precondition, TraceConfig, TraceTrims, WorkloadConfig, WorkloadType, YcsbDistribution,

@@ -57,6 +57,13 @@ impl Ssd {
             FrontierKey::Host { stream } => (stream, false),
             FrontierKey::Gc { stream } => (stream, true),
             FrontierKey::Cold => (0, true),
+            FrontierKey::Class { class } => {
+                let now = self.now_pages;
+                if let Some(c) = &mut self.classes {
+                    c.opened(block, class, now);
+                }
+                (0, false)
+            }
         };
         self.blocks.stream[b] = stream;
         self.blocks.internal[b] = internal;

@@ -17,6 +17,9 @@ pub enum FrontierKey {
     Gc { stream: u16 },
     /// Coldmap's cold zone: GC copies expected to live long.
     Cold,
+    /// A placement scheme's class (`[ftl.placement_scheme]`): user writes
+    /// and GC copies alike, as the scheme chooses.
+    Class { class: u16 },
 }
 
 #[derive(Debug, Clone)]
@@ -86,6 +89,8 @@ impl Placement {
             Scheme::Separate => (n..n + usize::from(groups)).collect(),
             Scheme::Internal => (n..2 * n).collect(),
             Scheme::Coldmap { .. } => vec![n, n + 1],
+            // Any class may receive copies.
+            Scheme::Classified(classes) => (0..usize::from(classes.classes())).collect(),
         };
         Self {
             scheme,
@@ -121,7 +126,7 @@ impl Placement {
                 FrontierKey::Host { stream } | FrontierKey::Gc { stream } => {
                     self.group_of_stream(stream)
                 }
-                FrontierKey::Cold => 0,
+                FrontierKey::Cold | FrontierKey::Class { .. } => 0,
             };
             Frontier {
                 key,
@@ -130,6 +135,11 @@ impl Placement {
                 group,
             }
         };
+        if let Scheme::Classified(classes) = self.scheme {
+            return (0..classes.classes())
+                .map(|class| frontier(FrontierKey::Class { class }, WearPreference::LeastErased))
+                .collect();
+        }
         let mut out: Vec<Frontier> = (0..self.streams)
             .map(|stream| frontier(FrontierKey::Host { stream }, WearPreference::LeastErased))
             .collect();
@@ -201,6 +211,9 @@ impl Placement {
                     n
                 }
             }
+            // The scheme classifies each copy (`Ssd::classified_gc_frontier`);
+            // a victim-wide choice is only asked for room, and class 0 is one.
+            Scheme::Classified(_) => 0,
         }
     }
 }

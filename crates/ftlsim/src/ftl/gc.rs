@@ -120,6 +120,13 @@ impl Ssd {
         }
         let mean_single = self.mean_single_survival();
         let origin_stream = self.blocks.stream[v];
+        let now = self.now_pages;
+        if let Some(c) = &mut self.classes {
+            c.reclaiming(victim, now, why == Reclaim::Gc);
+        }
+        // Sharing and placement schemes choose each copy's frontier; the
+        // others one for the whole victim (tested once here, not per page).
+        let per_page = self.sharing.is_some() || self.classes.is_some();
         // Without sharing every copy is a page of one reference and no
         // recorded age: one frontier for the whole victim, chosen once
         // (per page it cost about 8 instructions of every GC copy).
@@ -133,11 +140,13 @@ impl Ssd {
                 // The mapping entry is rewritten below: start fetching it now.
                 prefetch(&self.l2p, lpn.index());
                 let content = self.content.as_ref().map_or(0, |c| c[ppn.index()]);
-                let frontier = if self.sharing.is_some() {
+                let frontier = if !per_page {
+                    unshared_frontier
+                } else if self.sharing.is_some() {
                     let page = self.stage_shared(ppn);
                     self.placement.gc_frontier(page, mean_single, origin_stream) as u32
                 } else {
-                    unshared_frontier
+                    self.classified_gc_frontier(lpn)
                 };
                 self.gc_buffer.push(GcStaged {
                     lpn,

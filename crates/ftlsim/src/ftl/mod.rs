@@ -39,11 +39,13 @@ pub mod fingerprint_index;
 pub mod frontier;
 pub mod recovery;
 pub mod remap;
+mod schemes;
 pub mod sharing;
 pub mod zoned;
 
 mod alloc;
 mod background;
+mod classified;
 mod gc;
 mod oplog;
 mod survival;
@@ -185,6 +187,8 @@ pub struct Ssd {
     fdp: Option<fdp::Fdp>,
     /// The DFTL cached mapping table (`ftl.mapping_cache_entries`), when on.
     cmt: Option<Box<dftl::MappingCache>>,
+    /// The placement scheme (`[ftl.placement_scheme]`), when one is set.
+    classes: Option<Box<schemes::Classes>>,
 }
 
 impl Ssd {
@@ -286,6 +290,14 @@ impl Ssd {
             erase_unit_blocks,
             fdp: fdp::Fdp::of(plan.mode),
             cmt,
+            classes: match plan.placement.scheme {
+                Scheme::Classified(config) => Some(Box::new(schemes::Classes::new(
+                    &config,
+                    geo.blocks,
+                    logical_pages,
+                ))),
+                _ => None,
+            },
         };
         if let Some(durability) = &plan.durability {
             ssd.durability = Some(Box::new(durability::Durability::new(
@@ -351,7 +363,8 @@ impl Ssd {
         let content = self.content.as_ref().map_or(0, |c| c.len() * 8)
             + self.sharing.as_ref().map_or(0, Sharing::state_bytes)
             + self.durability.as_ref().map_or(0, |d| d.state_bytes())
-            + self.cmt.as_ref().map_or(0, |c| c.state_bytes());
+            + self.cmt.as_ref().map_or(0, |c| c.state_bytes())
+            + self.classes.as_ref().map_or(0, |c| c.state_bytes());
         // state, valid, write_ptr, erase_count, owner, seq, last_write_at, plus victim links
         let per_block = 1 + 4 + 4 + 4 + 4 + 8 + 8 + 8;
         let blocks = self.geo.blocks as usize * per_block;

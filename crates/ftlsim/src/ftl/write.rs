@@ -60,6 +60,9 @@ impl Ssd {
         if self.cmt.is_some() {
             return self.write_page_cached(lpn, stream, content);
         }
+        if self.classes.is_some() {
+            return self.write_page_classified(lpn, content);
+        }
         self.write_page_mapped(lpn, stream, content)
     }
 
@@ -173,6 +176,9 @@ impl Ssd {
             }
             self.l2p[lpn.index()] = UNMAPPED;
             self.invalidate(old);
+            if let Some(c) = &mut self.classes {
+                c.trimmed();
+            }
             if self.durability.is_some() {
                 self.durable_record(durability::RecordKind::Trim { lpn });
             }

@@ -4,7 +4,9 @@
 //! so how many frontiers the device keeps open. The one place the frontier
 //! count is derived; `ftl/frontier.rs` builds its `Placement` from this.
 
-use crate::config::{Config, FdpIsolation, FrontierMode, FtlConfig, PlacementName};
+use crate::config::{
+    Config, FdpIsolation, FrontierMode, FtlConfig, PlacementName, PlacementSchemeConfig,
+};
 use crate::error::ConfigError;
 
 /// How GC copies are placed: the scheme of `ftl.frontiers` / `ftl.placement`.
@@ -22,6 +24,9 @@ pub enum Scheme {
     /// references, or (`age_aware`) older than the mean single-mapped
     /// survival, go cold.
     Coldmap { threshold: u32, age_aware: bool },
+    /// A placement scheme (`[ftl.placement_scheme]`): every write, user or
+    /// GC, goes to the class the scheme returns, each class a frontier.
+    Classified(PlacementSchemeConfig),
 }
 
 /// The placement a config asks for: a scheme over `groups` groups of
@@ -50,6 +55,13 @@ impl PlacementPlan {
                 scheme,
                 group_streams: ftl.fdp_handles.max(1),
                 groups,
+            };
+        }
+        if let Some(classes) = ftl.placement_scheme {
+            return Self {
+                scheme: Scheme::Classified(classes),
+                group_streams: 1,
+                groups: 1,
             };
         }
         let scheme = match (ftl.placement, ftl.frontiers) {
@@ -83,6 +95,7 @@ impl PlacementPlan {
             Scheme::Separate => streams + u32::from(self.groups),
             Scheme::Internal => 2 * streams,
             Scheme::Coldmap { .. } => streams + 2,
+            Scheme::Classified(classes) => u32::from(classes.classes()),
         }
     }
 }
@@ -129,6 +142,9 @@ pub(super) fn check_spare(cfg: &Config, placement: &PlacementPlan) -> Result<(),
         ));
     }
     let f = &cfg.ftl;
+    if let Some(classes) = &f.placement_scheme {
+        check_classified(cfg, classes)?;
+    }
     f.gc_policy.check_choices(f.gc_choices, "ftl.gc_choices")?;
     if f.gc_high_watermark < f.gc_low_watermark {
         return Err(ConfigError::new(
@@ -160,6 +176,42 @@ pub(super) fn check_spare(cfg: &Config, placement: &PlacementPlan) -> Result<(),
             "ftl.internal_streams",
             "internal streams route GC copies by stream; Coldmap placement routes them by reference count: use one or the other",
         ));
+    }
+    Ok(())
+}
+
+/// A placement scheme's keys, and what it does not combine with yet: it
+/// owns every frontier, so the keys that place by stream, internal stream,
+/// reference count or reclaim unit handle are refused beside it, as are the
+/// features whose write paths do not ask it (sharing, power-loss tracking,
+/// the DFTL cache, zones).
+fn check_classified(cfg: &Config, classes: &PlacementSchemeConfig) -> Result<(), ConfigError> {
+    classes.check_keys()?;
+    let f = &cfg.ftl;
+    let name = classes.name();
+    let conflicts = [
+        ("ftl.streams", f.streams > 1),
+        ("ftl.frontiers", f.frontiers != FrontierMode::Shared),
+        ("ftl.internal_streams", f.internal_streams),
+        ("ftl.placement", f.placement != PlacementName::Normal),
+        ("ftl.fdp", f.fdp),
+        ("ftl.dedup", f.dedup),
+        ("ftl.remap", f.remap),
+        ("ftl.mapping_cache_entries", f.mapping_cache_entries > 0),
+        ("ftl.write_buffer_pages", f.write_buffer_pages > 0),
+        (
+            "ftl.checkpoint_interval_pages",
+            f.checkpoint_interval_pages > 0,
+        ),
+        ("device.zoned", cfg.device.zoned),
+    ];
+    for (key, set) in conflicts {
+        if set {
+            return Err(ConfigError::new(
+                key,
+                format!("ftl.placement_scheme ({name}) places every write itself; it cannot be combined with {key} yet: leave one out"),
+            ));
+        }
     }
     Ok(())
 }

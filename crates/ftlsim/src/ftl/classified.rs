@@ -1,0 +1,51 @@
+//! The write path and GC copies under a placement scheme
+//! (`[ftl.placement_scheme]`, `schemes/`): the scheme picks the frontier,
+//! from what the mapping knows of the page (its last user write).
+
+use super::oplog::FlashOp;
+use super::{MapEntry, Ssd};
+use crate::error::SimError;
+use crate::flash::{Lpn, Ppn};
+
+impl Ssd {
+    /// A host write of `lpn` to the class its scheme chooses. The plain
+    /// write (`write_page_mapped`) with the frontier from the scheme.
+    #[inline(never)]
+    pub(super) fn write_page_classified(&mut self, lpn: Lpn, content: u64) -> Result<(), SimError> {
+        self.now_pages += 1;
+        let old = self.l2p[lpn.index()];
+        let lifespan = if old.ppn.is_none() {
+            None
+        } else {
+            self.l2p[lpn.index()].ppn = Ppn::NONE;
+            self.invalidate(old);
+            Some(self.pages_since(old.written_at))
+        };
+        let classes = self.classes.as_mut().expect("a placement scheme is set");
+        let frontier = usize::from(classes.user_class(lpn, lifespan));
+        let ppn = self.next_page(frontier, true)?;
+        self.counters.host_write_pages += 1;
+        self.program(ppn, lpn, content);
+        self.log(FlashOp::Program { ppn, gc: false });
+        self.l2p[lpn.index()] = MapEntry {
+            ppn,
+            written_at: self.now_pages as u32,
+        };
+        Ok(())
+    }
+
+    /// The frontier of a GC copy of `lpn` out of the victim being reclaimed.
+    #[inline]
+    pub(super) fn classified_gc_frontier(&mut self, lpn: Lpn) -> u32 {
+        let age = self.pages_since(self.l2p[lpn.index()].written_at);
+        let classes = self.classes.as_mut().expect("a placement scheme is set");
+        u32::from(classes.gc_class(lpn, age))
+    }
+
+    /// Host page writes since the logical time `written_at` (a mapping
+    /// entry's, 32 bits: exact for spans under 2^32 writes).
+    #[inline]
+    fn pages_since(&self, written_at: u32) -> u64 {
+        u64::from((self.now_pages as u32).wrapping_sub(written_at))
+    }
+}

@@ -1,0 +1,22 @@
+//! SepGC: user writes in class 0, GC writes in class 1 (ftlsim's
+//! `ftl.frontiers = "separate"` with one stream).
+
+use super::{ClassScheme, GcWrite, UserWrite};
+use crate::config::PlacementSchemeConfig;
+
+#[derive(Debug, Clone)]
+pub(crate) struct Sepgc;
+
+impl ClassScheme for Sepgc {
+    fn new(_: &PlacementSchemeConfig, _: u32) -> Self {
+        Sepgc
+    }
+
+    fn user_class(&mut self, _: &UserWrite) -> u16 {
+        0
+    }
+
+    fn gc_class(&mut self, _: &GcWrite) -> u16 {
+        1
+    }
+}
