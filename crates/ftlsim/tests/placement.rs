@@ -6,7 +6,7 @@ use ftlsim::config::{Config, FrontierMode, PlacementSchemeConfig};
 use ftlsim::{run, RunOptions};
 use proptest::prelude::*;
 
-use crate::reference_model::{drive, steps, Step};
+use crate::reference_model::{drive, long_sequence, steps};
 
 fn schemes() -> [PlacementSchemeConfig; 4] {
     [
@@ -47,22 +47,7 @@ proptest! {
 /// Long runs: many GC cycles, so that SepBIT's ℓ is learned and used.
 #[test]
 fn long_runs_match_the_model_for_every_scheme() {
-    use rand::{Rng, SeedableRng};
-    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
-    let seq: Vec<Step> = (0..200_000)
-        .map(|_| {
-            let lpn = if rng.random_bool(0.7) {
-                rng.random_range(0..16)
-            } else {
-                rng.random_range(0..LOGICAL)
-            };
-            match rng.random_range(0..10) {
-                0 => Step::Trim(lpn),
-                1..=3 => Step::Read(lpn),
-                _ => Step::Write(lpn),
-            }
-        })
-        .collect();
+    let seq = long_sequence(11, 16, 0.7, LOGICAL);
     for scheme in schemes() {
         drive(&small(scheme), &seq, 101).unwrap_or_else(|e| panic!("{scheme:?}: {e}"));
     }

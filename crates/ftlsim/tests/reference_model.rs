@@ -129,17 +129,17 @@ proptest! {
     }
 }
 
-/// Long sequences: hundreds of GC cycles per block, every policy and mode.
-#[test]
-fn long_runs_match_model_for_every_policy() {
+/// 200 000 steps of random pages, `hot_share` of them among the first `hot`:
+/// a tenth trims, three tenths reads, the rest writes.
+pub(crate) fn long_sequence(seed: u64, hot: u64, hot_share: f64, logical: u64) -> Vec<Step> {
     use rand::{Rng, SeedableRng};
-    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
-    let seq: Vec<Step> = (0..200_000)
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    (0..200_000)
         .map(|_| {
-            let lpn = if rng.random_bool(0.5) {
-                rng.random_range(0..12)
+            let lpn = if rng.random_bool(hot_share) {
+                rng.random_range(0..hot)
             } else {
-                rng.random_range(0..LOGICAL)
+                rng.random_range(0..logical)
             };
             match rng.random_range(0..10) {
                 0 => Step::Trim(lpn),
@@ -147,7 +147,13 @@ fn long_runs_match_model_for_every_policy() {
                 _ => Step::Write(lpn),
             }
         })
-        .collect();
+        .collect()
+}
+
+/// Long sequences: hundreds of GC cycles per block, every policy and mode.
+#[test]
+fn long_runs_match_model_for_every_policy() {
+    let seq = long_sequence(7, 12, 0.5, LOGICAL);
     for policy in [
         GcPolicyName::Greedy,
         GcPolicyName::CostBenefit,

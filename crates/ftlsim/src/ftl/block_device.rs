@@ -55,9 +55,13 @@ impl Ssd {
         for i in 0..pages {
             let content = contents.next().unwrap_or(0);
             let lpn = lpn + u64::from(i);
+            // A match, not `and_then`: the closure would be a function of
+            // its own for the inliner to leave out of line.
             let written = if SHARED {
-                self.check_lpn(lpn)
-                    .and_then(|lpn| self.write_page_shared(lpn, stream, content))
+                match self.check_lpn(lpn) {
+                    Ok(lpn) => self.write_page_shared(lpn, stream, content),
+                    Err(e) => Err(e),
+                }
             } else {
                 self.write_page_of_stream(lpn, stream, content)
             };

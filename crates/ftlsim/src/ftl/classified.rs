@@ -2,13 +2,12 @@
 //! (`[ftl.placement_scheme]`, `schemes/`): the scheme picks the frontier,
 //! from what the mapping knows of the page (its last user write).
 
-use super::oplog::FlashOp;
-use super::{MapEntry, Ssd};
+use super::Ssd;
 use crate::error::SimError;
 use crate::flash::{Lpn, Ppn};
 
 impl Ssd {
-    /// A host write of `lpn` to the class its scheme chooses. The plain
+    /// A host write of `lpn` to the class its scheme chooses: the plain
     /// write (`write_page_mapped`) with the frontier from the scheme.
     #[inline(never)]
     pub(super) fn write_page_classified(&mut self, lpn: Lpn, content: u64) -> Result<(), SimError> {
@@ -23,15 +22,7 @@ impl Ssd {
         };
         let classes = self.classes.as_mut().expect("a placement scheme is set");
         let frontier = usize::from(classes.user_class(lpn, lifespan));
-        let ppn = self.next_page(frontier, true)?;
-        self.counters.host_write_pages += 1;
-        self.program(ppn, lpn, content);
-        self.log(FlashOp::Program { ppn, gc: false });
-        self.l2p[lpn.index()] = MapEntry {
-            ppn,
-            written_at: self.now_pages as u32,
-        };
-        Ok(())
+        self.program_host_page(lpn, frontier, content)
     }
 
     /// The frontier of a GC copy of `lpn` out of the victim being reclaimed.

@@ -54,16 +54,31 @@ impl Ssd {
         if self.sharing.is_some() {
             return self.write_page_shared(lpn, stream, content);
         }
-        if self.durability.is_some() {
-            return self.write_page_tracked(lpn, stream, content);
-        }
-        if self.cmt.is_some() {
-            return self.write_page_cached(lpn, stream, content);
-        }
-        if self.classes.is_some() {
-            return self.write_page_classified(lpn, content);
+        // One test for the features whose write paths live out of line:
+        // each its own branch here made this function (inlined into the
+        // request loop) big enough to tip the sharing path out of line.
+        if self.durability.is_some() | self.cmt.is_some() | self.classes.is_some() {
+            return self.write_page_out_of_line(lpn, stream, content);
         }
         self.write_page_mapped(lpn, stream, content)
+    }
+
+    /// Power-loss tracking, the DFTL cache or a placement scheme (at most
+    /// one of them: the plan refuses them together).
+    #[inline(never)]
+    fn write_page_out_of_line(
+        &mut self,
+        lpn: Lpn,
+        stream: u16,
+        content: u64,
+    ) -> Result<(), SimError> {
+        if self.durability.is_some() {
+            self.write_page_tracked(lpn, stream, content)
+        } else if self.cmt.is_some() {
+            self.write_page_cached(lpn, stream, content)
+        } else {
+            self.write_page_classified(lpn, content)
+        }
     }
 
     /// The plain write of a host page whose mapping entry is at hand.
@@ -82,6 +97,18 @@ impl Ssd {
             self.invalidate(old);
         }
         let frontier = self.placement.host_frontier(stream);
+        self.program_host_page(lpn, frontier, content)
+    }
+
+    /// Programs host page `lpn` (already unmapped) into `frontier` and maps
+    /// it: the tail of every one-to-one host write.
+    #[inline(always)]
+    pub(super) fn program_host_page(
+        &mut self,
+        lpn: Lpn,
+        frontier: usize,
+        content: u64,
+    ) -> Result<(), SimError> {
         let ppn = self.next_page(frontier, true)?;
         // Counted once it has a page: a write refused at end of life is not a host write.
         self.counters.host_write_pages += 1;
