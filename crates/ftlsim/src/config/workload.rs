@@ -27,6 +27,10 @@ pub enum WorkloadType {
     /// YCSB key-value operations through the LSM engine (`[lsm]`) and its
     /// file layer onto the device (`workload.ycsb`, `workload.records`, …).
     Ycsb,
+    /// SepBIT's synthetic generator (FAST'22): Zipf(`zipf_alpha`) over a
+    /// working set of `working_set_bytes`, whose hot fifth is reshuffled
+    /// every `hot_shift_bytes` written (`workload/sepbit.rs`).
+    SepbitSynthetic,
 }
 
 impl WorkloadType {
@@ -163,6 +167,16 @@ pub struct WorkloadConfig {
     /// YCSB: request distribution; default the workload's own (latest for
     /// D, zipfian otherwise).
     pub ycsb_distribution: Option<YcsbDistribution>,
+    /// sepbit-synthetic: the Zipf exponent α over the working set's pages
+    /// (0 = uniform; SepBIT's paper sweeps 0 to 1). Required there.
+    pub zipf_alpha: Option<f64>,
+    /// sepbit-synthetic: bytes addressed, from LPN 0, a whole number of
+    /// pages (default: the whole logical space). Replaces `span`.
+    pub working_set_bytes: Option<u64>,
+    /// sepbit-synthetic: the hot fifth of the working set is reshuffled
+    /// after every this many bytes written, a whole number of pages
+    /// (SepBIT: 512 MiB). Absent: the hot set never moves.
+    pub hot_shift_bytes: Option<u64>,
 }
 
 impl Default for WorkloadConfig {
@@ -194,6 +208,9 @@ impl Default for WorkloadConfig {
             key_bytes: 16,
             value_bytes: 1024,
             ycsb_distribution: None,
+            zipf_alpha: None,
+            working_set_bytes: None,
+            hot_shift_bytes: None,
         }
     }
 }
