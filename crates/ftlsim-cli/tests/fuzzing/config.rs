@@ -187,6 +187,7 @@ pub const KEYS: &[(&str, Kind, &[&str])] = &[
         &["\"D\"", "\"Q\"", "\"C\""],
     ),
     ("workload.trace.skip_bad_lines", Bool, &[]),
+    ("workload.trace.spread_seconds", Bool, &[]),
     ("workload.trace.trims", Enum(&["keep", "drop"]), &[]),
     ("metrics.survival", Bool, &[]),
     ("metrics.window", Amount, &["\"0.05x\"", "100"]),
