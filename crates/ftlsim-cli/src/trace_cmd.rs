@@ -285,19 +285,7 @@ pub fn run_trace_command(cmd: TraceCommand) -> Result<()> {
             config,
             output,
             sets,
-        } => {
-            ftlsim_trace::check_not_input(&output, &[&config])
-                .map_err(|e| anyhow!("{}: {e}", output.display()))?;
-            let cfg = ftlsim_run::load::load_config(Some(&config), &sets)?;
-            let done = ftlsim_run::synth::synth(&cfg, &output)?;
-            eprintln!(
-                "ftlsim: wrote {} requests ({} pages written) to {} (seed {})",
-                done.requests,
-                done.write_pages,
-                output.display(),
-                cfg.workload.seed
-            );
-        }
+        } => synth(&config, &output, &sets)?,
         TraceCommand::Lifespans {
             trace,
             input,
@@ -306,40 +294,15 @@ pub fn run_trace_command(cmd: TraceCommand) -> Result<()> {
             page_bytes,
             window_pages,
             json,
-        } => {
-            check_page_bytes(u64::from(page_bytes))?;
-            if sepbit.is_none() && out.is_none() {
-                return Err(anyhow!("give --sepbit FILE, --out FILE or both"));
-            }
-            if window_pages == 0 {
-                return Err(anyhow!("--window-pages must be at least 1"));
-            }
-            let outputs = ftlsim_trace::LifespanOutputs {
-                sepbit: sepbit.as_deref(),
-                native: out.as_deref(),
-            };
-            let s = ftlsim_trace::annotate_file(
-                &trace,
-                &input.options()?,
-                page_bytes,
-                window_pages,
-                outputs,
-            )
-            .map_err(|e| anyhow!("{e}"))?;
-            if json {
-                println!("{}", serde_json::to_string(&s)?);
-            } else {
-                println!(
-                    "{}: {} pages written: {} overwritten, {} trimmed, {} never ({} of them cut by --window-pages)",
-                    trace.display(),
-                    s.written_pages,
-                    s.overwritten_pages,
-                    s.trimmed_pages,
-                    s.infinite_pages,
-                    s.cut_pages
-                );
-            }
-        }
+        } => lifespans(
+            &trace,
+            &input,
+            sepbit.as_deref(),
+            out.as_deref(),
+            page_bytes,
+            window_pages,
+            json,
+        )?,
         TraceCommand::Generate {
             output,
             requests,
@@ -363,6 +326,62 @@ pub fn run_trace_command(cmd: TraceCommand) -> Result<()> {
                 output.display()
             );
         }
+    }
+    Ok(())
+}
+
+/// `trace synth`: the config's synthetic workload as a native trace.
+fn synth(config: &Path, output: &Path, sets: &[String]) -> Result<()> {
+    ftlsim_trace::check_not_input(output, &[config])
+        .map_err(|e| anyhow!("{}: {e}", output.display()))?;
+    let cfg = ftlsim_run::load::load_config(Some(config), sets)?;
+    let done = ftlsim_run::synth::synth(&cfg, output)?;
+    eprintln!(
+        "ftlsim: wrote {} requests ({} pages written) to {} (seed {})",
+        done.requests,
+        done.write_pages,
+        output.display(),
+        cfg.workload.seed
+    );
+    Ok(())
+}
+
+/// `trace lifespans`: each written page's lifespan, in one or both formats.
+fn lifespans(
+    trace: &Path,
+    input: &InputArgs,
+    sepbit: Option<&Path>,
+    out: Option<&Path>,
+    page_bytes: u32,
+    window_pages: u64,
+    json: bool,
+) -> Result<()> {
+    check_page_bytes(u64::from(page_bytes))?;
+    if sepbit.is_none() && out.is_none() {
+        return Err(anyhow!("give --sepbit FILE, --out FILE or both"));
+    }
+    if window_pages == 0 {
+        return Err(anyhow!("--window-pages must be at least 1"));
+    }
+    let outputs = ftlsim_trace::LifespanOutputs {
+        sepbit,
+        native: out,
+    };
+    let s =
+        ftlsim_trace::annotate_file(trace, &input.options()?, page_bytes, window_pages, outputs)
+            .map_err(|e| anyhow!("{e}"))?;
+    if json {
+        println!("{}", serde_json::to_string(&s)?);
+    } else {
+        println!(
+            "{}: {} pages written: {} overwritten, {} trimmed, {} never ({} of them cut by --window-pages)",
+            trace.display(),
+            s.written_pages,
+            s.overwritten_pages,
+            s.trimmed_pages,
+            s.infinite_pages,
+            s.cut_pages
+        );
     }
     Ok(())
 }
