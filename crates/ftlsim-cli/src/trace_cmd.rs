@@ -1,5 +1,5 @@
-//! `ftlsim trace stats|convert|generate`: the clap side; the work is in
-//! `ftlsim_run::trace_source` and the trace crate.
+//! `ftlsim trace stats|convert|generate|synth|lifespans|pcs|layout`: the
+//! clap side; the work is in `ftlsim_run` and the trace crate.
 
 use std::path::{Path, PathBuf};
 
@@ -29,7 +29,8 @@ pub enum TraceCommand {
         output: PathBuf,
         #[command(flatten)]
         from: InputArgs,
-        /// Output format: native | disksim.
+        /// Output format: native | disksim | alibaba (the CSV SepBIT's
+        /// simulator reads; trims and flushes are left out).
         #[arg(long, default_value = "native")]
         to: String,
         /// Time unit of DiskSim output: s, ms, us, ns. The default, ms, is
@@ -61,6 +62,44 @@ pub enum TraceCommand {
         /// Page size the offsets are expressed in.
         #[arg(long, default_value_t = 4096)]
         page_bytes: u32,
+    },
+    /// Write a config's synthetic block workload (uniform, hot-cold, zipf,
+    /// sequential, tables, sepbit-synthetic) as a native trace: its warm-up
+    /// and measured requests in the order a run draws them, 1 µs apart.
+    Synth {
+        /// TOML config.
+        config: PathBuf,
+        /// The native trace to write.
+        output: PathBuf,
+        /// Override a config key, e.g. --set workload.zipf_alpha=0.8 (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+    },
+    /// Each written page's lifespan (pages written until it is overwritten
+    /// or trimmed; infinite if never), in write order: SepBIT's oracle
+    /// format (--sepbit) and ftlsim's binary sidecar (--out).
+    Lifespans {
+        trace: PathBuf,
+        #[command(flatten)]
+        input: InputArgs,
+        /// SepBIT's oracle: one decimal per line, 18446744073709551615 for
+        /// infinite (its FK placement reads ORACLE_DIR/VOLUME.oracle).
+        #[arg(long, value_name = "FILE")]
+        sepbit: Option<PathBuf>,
+        /// ftlsim's sidecar: FTLSLIFE, version, page size, then a
+        /// little-endian u64 per written page (u64::MAX = infinite).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Mapping unit (SepBIT's blocks are 4096 bytes).
+        #[arg(long, default_value_t = 4096)]
+        page_bytes: u32,
+        /// Unresolved writes held at most; one outliving it is written as
+        /// infinite and counted (memory: 8 bytes each).
+        #[arg(long, default_value_t = ftlsim_trace::lifespan::DEFAULT_WINDOW_PAGES)]
+        window_pages: u64,
+        /// The counts as one JSON object.
+        #[arg(long)]
+        json: bool,
     },
     /// Per program context of a PC-tagged native trace (`device run
     /// --capture`): pages written and their lifetimes in host page writes.
@@ -106,6 +145,10 @@ pub struct InputArgs {
     /// Skip unparsable lines and report how many, instead of stopping.
     #[arg(long)]
     skip_bad_lines: bool,
+    /// Spread each whole second's requests evenly over that second (SepBIT's
+    /// treatment of Tencent CBS's 1-second timestamps).
+    #[arg(long)]
+    spread_seconds: bool,
 }
 
 /// The help of `--format`, from the trace crate's format table, so that a
@@ -119,14 +162,16 @@ fn format_help() -> String {
 
 impl InputArgs {
     fn options(&self) -> Result<ReaderOptions> {
-        Ok(reader_options(
+        let mut o = reader_options(
             self.format.as_deref(),
             self.time_unit.as_deref(),
             self.action.as_deref(),
             self.device.as_deref(),
             self.skip_bad_lines,
             OptionNames::Flags,
-        )?)
+        )?;
+        o.spread_seconds = self.spread_seconds;
+        Ok(o)
     }
 }
 
@@ -212,9 +257,10 @@ pub fn run_trace_command(cmd: TraceCommand) -> Result<()> {
             let format = match to.as_str() {
                 "native" => OutputFormat::Native,
                 "disksim" => OutputFormat::Disksim(unit),
+                "alibaba" => OutputFormat::Alibaba,
                 other => {
                     return Err(anyhow!(
-                        "--to: `{other}` is not an output format (native, disksim)"
+                        "--to: `{other}` is not an output format (native, disksim, alibaba)"
                     ))
                 }
             };
@@ -235,6 +281,28 @@ pub fn run_trace_command(cmd: TraceCommand) -> Result<()> {
                 );
             }
         }
+        TraceCommand::Synth {
+            config,
+            output,
+            sets,
+        } => synth(&config, &output, &sets)?,
+        TraceCommand::Lifespans {
+            trace,
+            input,
+            sepbit,
+            out,
+            page_bytes,
+            window_pages,
+            json,
+        } => lifespans(
+            &trace,
+            &input,
+            sepbit.as_deref(),
+            out.as_deref(),
+            page_bytes,
+            window_pages,
+            json,
+        )?,
         TraceCommand::Generate {
             output,
             requests,
@@ -258,6 +326,62 @@ pub fn run_trace_command(cmd: TraceCommand) -> Result<()> {
                 output.display()
             );
         }
+    }
+    Ok(())
+}
+
+/// `trace synth`: the config's synthetic workload as a native trace.
+fn synth(config: &Path, output: &Path, sets: &[String]) -> Result<()> {
+    ftlsim_trace::check_not_input(output, &[config])
+        .map_err(|e| anyhow!("{}: {e}", output.display()))?;
+    let cfg = ftlsim_run::load::load_config(Some(config), sets)?;
+    let done = ftlsim_run::synth::synth(&cfg, output)?;
+    eprintln!(
+        "ftlsim: wrote {} requests ({} pages written) to {} (seed {})",
+        done.requests,
+        done.write_pages,
+        output.display(),
+        cfg.workload.seed
+    );
+    Ok(())
+}
+
+/// `trace lifespans`: each written page's lifespan, in one or both formats.
+fn lifespans(
+    trace: &Path,
+    input: &InputArgs,
+    sepbit: Option<&Path>,
+    out: Option<&Path>,
+    page_bytes: u32,
+    window_pages: u64,
+    json: bool,
+) -> Result<()> {
+    check_page_bytes(u64::from(page_bytes))?;
+    if sepbit.is_none() && out.is_none() {
+        return Err(anyhow!("give --sepbit FILE, --out FILE or both"));
+    }
+    if window_pages == 0 {
+        return Err(anyhow!("--window-pages must be at least 1"));
+    }
+    let outputs = ftlsim_trace::LifespanOutputs {
+        sepbit,
+        native: out,
+    };
+    let s =
+        ftlsim_trace::annotate_file(trace, &input.options()?, page_bytes, window_pages, outputs)
+            .map_err(|e| anyhow!("{e}"))?;
+    if json {
+        println!("{}", serde_json::to_string(&s)?);
+    } else {
+        println!(
+            "{}: {} pages written: {} overwritten, {} trimmed, {} never ({} of them cut by --window-pages)",
+            trace.display(),
+            s.written_pages,
+            s.overwritten_pages,
+            s.trimmed_pages,
+            s.infinite_pages,
+            s.cut_pages
+        );
     }
     Ok(())
 }

@@ -14,5 +14,6 @@ mod html_report;
 mod pcstream;
 mod reproduce;
 mod robust;
+mod sepbit_traces;
 mod timing_cli;
 mod trace;

@@ -229,10 +229,11 @@ fn refuse_unmodelled(cfg: &Config, opts: &CrashOptions) -> Result<()> {
         | WorkloadType::HotCold
         | WorkloadType::Zipf
         | WorkloadType::Sequential
-        | WorkloadType::Tables => {}
+        | WorkloadType::Tables
+        | WorkloadType::SepbitSynthetic => {}
         other => {
             return Err(RunError::Input(format!(
-                "config key `workload.type`: crash-test drives a block-level synthetic workload (uniform, hot-cold, zipf, sequential or tables), not {}",
+                "config key `workload.type`: crash-test drives a block-level synthetic workload (uniform, hot-cold, zipf, sequential, tables or sepbit-synthetic), not {}",
                 serde_json::to_string(&other)?
             )))
         }

@@ -9,6 +9,7 @@
 //! * [`reproduce`], [`validate`], [`validate_timing`], [`bench`]: experiments,
 //!   the analytical and queueing-theory validation and the throughput benchmark.
 //! * [`crash`]: power-cut sweeps against a reference model.
+//! * [`synth`]: a config's synthetic workload written out as a native trace.
 //! * [`warning`]: what a run tells its user besides its results.
 //! * [`error`]: what went wrong, as [`RunError`].
 //!
@@ -26,6 +27,7 @@ pub mod panels;
 pub mod plot;
 pub mod reproduce;
 pub mod simulate;
+pub mod synth;
 pub mod timing_output;
 pub mod trace_source;
 pub mod validate;

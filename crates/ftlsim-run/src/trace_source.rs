@@ -120,7 +120,7 @@ fn check_generate_size(output: &Path, opts: &FioDedupeOptions) -> Result<()> {
 }
 
 /// The soft limit on the size of a file this process writes, if any.
-fn file_size_limit() -> Option<u64> {
+pub(crate) fn file_size_limit() -> Option<u64> {
     let mut lim = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
@@ -132,7 +132,7 @@ fn file_size_limit() -> Option<u64> {
 
 /// Bytes an unprivileged writer may still use in the file system holding
 /// `dir`; `None` where it cannot be asked.
-fn free_bytes(dir: &Path) -> Option<u64> {
+pub(crate) fn free_bytes(dir: &Path) -> Option<u64> {
     use std::os::unix::ffi::OsStrExt;
     let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
@@ -303,7 +303,7 @@ pub type SkippedLines = Rc<Cell<u64>>;
 /// Opens the trace of a `workload.type = "trace"` config.
 pub fn open_source(cfg: &Config) -> Result<(Box<dyn RequestSource>, SkippedLines)> {
     let t = &cfg.workload.trace;
-    let ropts = reader_options(
+    let mut ropts = reader_options(
         t.format.as_deref(),
         t.time_unit.as_deref(),
         t.blkparse_action.as_deref(),
@@ -311,6 +311,7 @@ pub fn open_source(cfg: &Config) -> Result<(Box<dyn RequestSource>, SkippedLines
         t.skip_bad_lines,
         OptionNames::Config,
     )?;
+    ropts.spread_seconds = t.spread_seconds;
     let popts = PageOptions {
         page_bytes: cfg.device.page_bytes,
         compact: t.compact,

@@ -197,6 +197,15 @@ pub enum TraceError {
         /// Explanation.
         what: String,
     },
+    /// The trace holds an operation the command cannot handle (a remap
+    /// in a lifespan annotation).
+    #[error("{file}: {what}")]
+    Unsupported {
+        /// File name as given.
+        file: String,
+        /// What, and why.
+        what: String,
+    },
     /// An option has an invalid value (bad format name, page size 0, ...).
     #[error("invalid option: {0}")]
     Option(String),
@@ -212,7 +221,8 @@ impl TraceError {
             | TraceError::Decompress { file, .. }
             | TraceError::Empty { file, .. }
             | TraceError::Detect { file, .. }
-            | TraceError::Capacity { file, .. } => Some(file),
+            | TraceError::Capacity { file, .. }
+            | TraceError::Unsupported { file, .. } => Some(file),
             TraceError::Option(_) => None,
         }
     }

@@ -15,6 +15,8 @@
 //!   DiskSim ASCII (which reads back as DiskSim with the same time unit).
 //! * Synthesize: [`FioDedupeWriter`], random writes with fio's
 //!   `dedupe_percentage`.
+//! * Annotate: [`annotate_file`], each written page's lifespan, in SepBIT's
+//!   oracle format and ftlsim's sidecar ([`lifespan`]).
 //!
 //! Formats, units and the unaligned-request rule are documented in each
 //! format module and in the crate README.
@@ -33,11 +35,15 @@
 //!   aliases, help line, detection order, how to recognise and read it);
 //!   [`Format`] is a handle on an entry. A new format is its module, its
 //!   `mod` line below and its entry there.
-//! * [`detect`]: format auto-detection, walking the table.
+//! * [`detect`]: format auto-detection, walking the table; [`spread`]:
+//!   whole-second timestamps spread over their second (SepBIT's treatment
+//!   of Tencent CBS), a wrapper over any reader.
 //! * [`open`](mod@open): [`open()`], [`open_stream`], [`detect_file`]:
-//!   decompression, detection, and construction of the format's reader.
-//! * [`pages`], [`stats`], [`convert`](mod@convert), [`synthetic`]: page requests,
-//!   statistics, conversion and synthetic traces, on top of [`open`](mod@open).
+//!   decompression, detection, and construction of the format's reader
+//!   (wrapped in [`spread`] when asked).
+//! * [`pages`], [`stats`], [`convert`](mod@convert), [`synthetic`],
+//!   [`lifespan`]: page requests, statistics, conversion, synthetic traces
+//!   and lifespans, on top of [`open`](mod@open).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -52,6 +58,7 @@ pub mod fio;
 pub mod fiu;
 mod formats;
 pub mod libcachesim;
+pub mod lifespan;
 pub mod msr;
 pub mod native;
 pub mod open;
@@ -60,6 +67,7 @@ pub mod pages;
 pub mod reader;
 pub mod record;
 pub mod spc;
+pub mod spread;
 pub mod stats;
 pub mod synthetic;
 pub mod tencent;
@@ -67,9 +75,13 @@ mod text;
 pub mod vscsi;
 
 pub use convert::{
-    convert, convert_file, ConvertSummary, DisksimWriter, OutputFormat, TraceWriter,
+    convert, convert_file, AlibabaWriter, ConvertSummary, DisksimWriter, OutputFormat, TraceWriter,
 };
 pub use error::{LineError, TraceError};
+pub use lifespan::{
+    annotate_file, LifespanOutputs, LifespanReader, LifespanSummary, LifespanWriter, Lifespans,
+    SepbitOracleWriter,
+};
 pub use native::{NativeReader, NativeWriter, NATIVE_MAGIC, NATIVE_MIN_VERSION, NATIVE_VERSION};
 pub use open::{detect_file, open, open_stream};
 pub use output_file::{check_not_input, same_file, write_via_temp, OutputFile};

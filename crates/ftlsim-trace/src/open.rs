@@ -158,7 +158,7 @@ pub(crate) fn reader_for(
     opts: &ReaderOptions,
 ) -> Result<Box<dyn TraceReader>, TraceError> {
     let open = format.spec().reading.open();
-    open(
+    let reader = open(
         Stream {
             format,
             input,
@@ -166,7 +166,12 @@ pub(crate) fn reader_for(
             codec,
         },
         opts,
-    )
+    )?;
+    Ok(if opts.spread_seconds {
+        Box::new(crate::spread::SpreadSeconds::new(reader))
+    } else {
+        reader
+    })
 }
 
 /// Detects the format of a file without opening a reader.

@@ -112,6 +112,9 @@ pub struct ReaderOptions {
     /// Keep only the records of this device id (see [`crate::device_id`]).
     /// Records without a device never match.
     pub device: Option<u32>,
+    /// Spread the records of each whole second over that second, as SepBIT
+    /// does for Tencent CBS's 1-second timestamps ([`crate::spread`]).
+    pub spread_seconds: bool,
     /// How the user chooses the format, for the advice in a detection
     /// error ("choose one with ..."): `--format` on the command line,
     /// `workload.trace.format` in a config.
@@ -130,6 +133,7 @@ impl Default for ReaderOptions {
             blkparse_action: 'D',
             skip_bad_lines: false,
             device: None,
+            spread_seconds: false,
             format_option: "--format",
             skip_option: "--skip-bad-lines",
         }

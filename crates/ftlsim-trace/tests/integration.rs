@@ -7,8 +7,10 @@
 mod common;
 mod errors;
 mod fuzz;
+mod lifespans;
 mod native_format;
 mod page_stream;
 mod readers;
 mod real_traces;
+mod volumes;
 mod vscsi;

@@ -17,6 +17,7 @@ mod power_loss;
 mod reference_model;
 mod robustness;
 mod runs;
+mod sepbit_synthetic;
 mod sharing_model;
 mod stack_model;
 mod streams;

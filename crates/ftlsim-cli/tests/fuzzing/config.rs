@@ -22,6 +22,7 @@ const WORKLOADS: &[&str] = &[
     "cassandra",
     "mix",
     "ycsb",
+    "sepbit-synthetic",
 ];
 
 use Kind::*;
@@ -120,6 +121,17 @@ pub const KEYS: &[(&str, Kind, &[&str])] = &[
     ),
     ("workload.tables", Uint(32), &["1", "4", "60"]),
     ("workload.pareto_h", Float, &["0.2", "0.5"]),
+    ("workload.zipf_alpha", Float, &["0", "0.8", "1.0"]),
+    (
+        "workload.working_set_bytes",
+        Uint(64),
+        &["4096", "409600", "1048576"],
+    ),
+    (
+        "workload.hot_shift_bytes",
+        Uint(64),
+        &["4096", "65536", "1048576"],
+    ),
     (
         "workload.mix",
         Raw,
@@ -175,6 +187,7 @@ pub const KEYS: &[(&str, Kind, &[&str])] = &[
         &["\"D\"", "\"Q\"", "\"C\""],
     ),
     ("workload.trace.skip_bad_lines", Bool, &[]),
+    ("workload.trace.spread_seconds", Bool, &[]),
     ("workload.trace.trims", Enum(&["keep", "drop"]), &[]),
     ("metrics.survival", Bool, &[]),
     ("metrics.window", Amount, &["\"0.05x\"", "100"]),

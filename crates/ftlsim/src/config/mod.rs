@@ -113,8 +113,16 @@ impl Config {
             .to_pages(self.host_pages())
     }
 
+    /// Pages the workload addresses from LPN 0: `workload.span`, or for
+    /// sepbit-synthetic its working set (whole pages; the plan refuses a
+    /// working set that is not).
     pub fn span_pages(&self) -> u64 {
         let logical = self.host_pages();
+        if self.workload.kind == WorkloadType::SepbitSynthetic {
+            if let Some(bytes) = self.workload.working_set_bytes {
+                return bytes / u64::from(self.device.page_bytes.max(1));
+            }
+        }
         self.workload.span.map_or(logical, |s| s.to_pages(logical))
     }
 

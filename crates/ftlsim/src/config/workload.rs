@@ -27,6 +27,10 @@ pub enum WorkloadType {
     /// YCSB key-value operations through the LSM engine (`[lsm]`) and its
     /// file layer onto the device (`workload.ycsb`, `workload.records`, …).
     Ycsb,
+    /// SepBIT's synthetic generator (FAST'22): Zipf(`zipf_alpha`) over a
+    /// working set of `working_set_bytes`, whose hot fifth is reshuffled
+    /// every `hot_shift_bytes` written (`workload/sepbit.rs`).
+    SepbitSynthetic,
 }
 
 impl WorkloadType {
@@ -67,6 +71,11 @@ pub struct TraceConfig {
     pub blkparse_action: Option<String>,
     /// Skip unparsable lines (and report how many) instead of stopping.
     pub skip_bad_lines: bool,
+    /// Spread each whole second's requests evenly over that second, as
+    /// SepBIT does for Tencent CBS's 1-second timestamps. Left out of a
+    /// written config when off, so configs written before it read the same.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub spread_seconds: bool,
     /// What the replay does with the trace's trims: `keep` them, or `drop`
     /// them, so that the FTL learns of dead data only when it is
     /// overwritten (a file system mounted without `discard`).
@@ -93,6 +102,7 @@ impl Default for TraceConfig {
             time_unit: None,
             blkparse_action: None,
             skip_bad_lines: false,
+            spread_seconds: false,
             trims: TraceTrims::Keep,
         }
     }
@@ -163,6 +173,19 @@ pub struct WorkloadConfig {
     /// YCSB: request distribution; default the workload's own (latest for
     /// D, zipfian otherwise).
     pub ycsb_distribution: Option<YcsbDistribution>,
+    /// sepbit-synthetic: the Zipf exponent α over the working set's pages
+    /// (0 = uniform; SepBIT's paper sweeps 0 to 1). Required there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zipf_alpha: Option<f64>,
+    /// sepbit-synthetic: bytes addressed, from LPN 0, a whole number of
+    /// pages (default: the whole logical space). Replaces `span`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub working_set_bytes: Option<u64>,
+    /// sepbit-synthetic: the hot fifth of the working set is reshuffled
+    /// after every this many bytes written, a whole number of pages
+    /// (SepBIT: 512 MiB). Absent: the hot set never moves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hot_shift_bytes: Option<u64>,
 }
 
 impl Default for WorkloadConfig {
@@ -194,6 +217,9 @@ impl Default for WorkloadConfig {
             key_bytes: 16,
             value_bytes: 1024,
             ycsb_distribution: None,
+            zipf_alpha: None,
+            working_set_bytes: None,
+            hot_shift_bytes: None,
         }
     }
 }

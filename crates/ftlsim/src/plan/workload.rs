@@ -65,6 +65,7 @@ pub(super) fn check_kind(cfg: &Config) -> Result<(), ConfigError> {
             format!("{} must be positive", w.zipf_theta),
         ));
     }
+    check_sepbit(cfg)?;
     if w.writes.is_some() && w.requests.is_some() {
         return Err(ConfigError::new(
             "workload.requests",
@@ -205,6 +206,95 @@ pub(super) fn check_span(cfg: &Config) -> Result<(), ConfigError> {
         return Err(ConfigError::new(
             "workload.dedup_working_set",
             "must be at least 1 page",
+        ));
+    }
+    Ok(())
+}
+
+/// sepbit-synthetic's keys: α, the working set and the hot shift, each
+/// refused for any other workload type (so a typo'd type is not silent).
+fn check_sepbit(cfg: &Config) -> Result<(), ConfigError> {
+    let w = &cfg.workload;
+    if w.kind != WorkloadType::SepbitSynthetic {
+        for (key, given) in [
+            ("workload.zipf_alpha", w.zipf_alpha.is_some()),
+            ("workload.working_set_bytes", w.working_set_bytes.is_some()),
+            ("workload.hot_shift_bytes", w.hot_shift_bytes.is_some()),
+        ] {
+            if given {
+                return Err(ConfigError::new(
+                    key,
+                    "only for workload.type = \"sepbit-synthetic\"",
+                ));
+            }
+        }
+        return Ok(());
+    }
+    match w.zipf_alpha {
+        None => {
+            return Err(ConfigError::new(
+                "workload.zipf_alpha",
+                "workload.type = \"sepbit-synthetic\" needs it (0 = uniform, 1 = SepBIT's skew)",
+            ))
+        }
+        Some(a) if !(a >= 0.0 && a.is_finite()) => {
+            return Err(ConfigError::new(
+                "workload.zipf_alpha",
+                format!("{a} must be a finite number, 0 or more"),
+            ))
+        }
+        Some(_) => {}
+    }
+    let page_bytes = u64::from(cfg.device.page_bytes);
+    let whole_pages = |key: &str, bytes: u64| {
+        if bytes == 0 {
+            return Err(ConfigError::new(key, "must be at least one page"));
+        }
+        if !bytes.is_multiple_of(page_bytes) {
+            return Err(ConfigError::new(
+                key,
+                format!("{bytes} is not a whole number of {page_bytes}-byte pages"),
+            ));
+        }
+        Ok(())
+    };
+    if let Some(bytes) = w.working_set_bytes {
+        whole_pages("workload.working_set_bytes", bytes)?;
+        let logical = cfg.host_pages();
+        if bytes / page_bytes > logical {
+            return Err(ConfigError::new(
+                "workload.working_set_bytes",
+                format!(
+                    "{bytes} bytes exceed the logical space of {} bytes",
+                    u128::from(logical) * u128::from(page_bytes)
+                ),
+            ));
+        }
+        if bytes / page_bytes < u64::from(w.request_pages) {
+            return Err(ConfigError::new(
+                "workload.working_set_bytes",
+                format!(
+                    "{bytes} bytes cannot hold one request of workload.request_pages = {}",
+                    w.request_pages
+                ),
+            ));
+        }
+        if w.span.is_some() {
+            return Err(ConfigError::new(
+                "workload.span",
+                "sepbit-synthetic addresses workload.working_set_bytes: give that, not span",
+            ));
+        }
+    }
+    if let Some(bytes) = w.hot_shift_bytes {
+        whole_pages("workload.hot_shift_bytes", bytes)?;
+    }
+    if w.request_pages_max.is_some() {
+        // The hot set moves after a count of pages drawn; mixed sizes would
+        // make that count differ from the pages written.
+        return Err(ConfigError::new(
+            "workload.request_pages_max",
+            "sepbit-synthetic writes requests of workload.request_pages: mixed sizes do not apply",
         ));
     }
     Ok(())

@@ -15,7 +15,10 @@ use crate::rng;
 
 use crate::request::Op;
 
+pub mod sepbit;
 pub mod ycsb;
+
+use sepbit::SepbitZipf;
 
 /// One request from a generator, in pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +52,9 @@ enum Pattern {
     /// chosen uniformly and a row by sysbench's `rand_pareto`:
     /// `floor(rows · u^power)`, `power = ln h / ln(1 − h)`, so low rows are hot.
     Tables { tables: u64, rows: u64, power: f64 },
+    /// SepBIT's generator: Zipf ranks, the hot fifth reshuffled every so
+    /// many pages written (`sepbit.rs`).
+    Sepbit(SepbitZipf),
 }
 
 /// Page contents as fingerprints: unique pages get fresh ids; a share
@@ -167,6 +173,15 @@ impl Generator {
                 rows: slots / u64::from(w.tables),
                 power: w.pareto_h.ln() / (1.0 - w.pareto_h).ln(),
             },
+            WorkloadType::SepbitSynthetic => {
+                let page_bytes = u64::from(cfg.device.page_bytes);
+                Pattern::Sepbit(SepbitZipf::new(
+                    slots,
+                    w.zipf_alpha.unwrap_or(0.0),
+                    w.hot_shift_bytes.map(|b| b / page_bytes),
+                    rng::stream(w.seed, "hot-shift"),
+                ))
+            }
         };
         let content = plan.content.then(|| ContentSource {
             dedup_fraction: w.dedup_fraction,
@@ -237,6 +252,16 @@ impl Generator {
                 let row = ((*rows as f64 * u.powf(*power)) as u64).min(*rows - 1);
                 table * *rows + row
             }
+            Pattern::Sepbit(z) => z.slot(&mut self.rng),
+        }
+    }
+
+    /// Counts a written request towards the generator's own clock (only
+    /// SepBIT's hot shift keeps one).
+    #[inline(always)]
+    fn count_written(&mut self) {
+        if let Pattern::Sepbit(z) = &mut self.pattern {
+            z.written(u64::from(self.request_pages));
         }
     }
 
@@ -275,7 +300,9 @@ impl Generator {
     /// The first page of the next write request.
     #[inline]
     pub fn next_write(&mut self) -> u64 {
-        self.next_slot() * u64::from(self.request_pages)
+        let start = self.next_slot() * u64::from(self.request_pages);
+        self.count_written();
+        start
     }
 
     /// The next request of the read/write/trim mix.
@@ -293,7 +320,10 @@ impl Generator {
                 Op::Write
             }
         };
-        let lpn = self.next_write();
+        let lpn = self.next_slot() * u64::from(self.request_pages);
+        if op == Op::Write {
+            self.count_written();
+        }
         WorkItem {
             op,
             lpn,
