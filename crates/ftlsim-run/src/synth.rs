@@ -79,7 +79,7 @@ pub fn synth(cfg: &Config, output: &Path) -> Result<Synthesized> {
         page_bytes: u64::from(cfg.device.page_bytes),
         done: Synthesized::default(),
     };
-    let mut gen = Generator::new(cfg);
+    let mut gen = Generator::new(cfg).map_err(ftlsim::SimError::from)?;
     out.writes(&mut gen, warmup_pages).map_err(at)?;
     match writes {
         Some(pages) => out.writes(&mut gen, pages).map_err(at)?,

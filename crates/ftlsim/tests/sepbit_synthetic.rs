@@ -63,7 +63,7 @@ fn same_seed_same_report_other_seed_other_stream() {
     };
     assert_eq!(json(&c), json(&c));
     let draws = |c: &Config| {
-        let mut g = Generator::new(c);
+        let mut g = Generator::new(c).unwrap();
         (0..1000).map(|_| g.next_write()).collect::<Vec<_>>()
     };
     assert_eq!(draws(&c), draws(&c));
@@ -87,7 +87,7 @@ fn stream_has_the_laws_skew_and_its_hot_set_moves() {
         let mut c = sepbit(alpha);
         let shift = 50_000u64;
         c.workload.hot_shift_bytes = Some(4096 * shift);
-        let mut g = Generator::new(&c);
+        let mut g = Generator::new(&c).unwrap();
         let mut counts = vec![0u32; n as usize];
         let mut top = 0u64;
         for _ in 0..shift {

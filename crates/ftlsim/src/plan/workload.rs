@@ -15,6 +15,8 @@ pub struct WorkloadPlan {
     pub span_pages: u64,
     /// Writes carry content fingerprints (dedup on, or duplicates asked for).
     pub content: bool,
+    /// The device's page size (byte amounts of the workload's keys in pages).
+    pub page_bytes: u32,
 }
 
 impl WorkloadPlan {
@@ -24,6 +26,7 @@ impl WorkloadPlan {
             host_pages: cfg.host_pages(),
             span_pages: cfg.span_pages(),
             content: cfg.ftl.dedup || cfg.workload.dedup_fraction > 0.0,
+            page_bytes: cfg.device.page_bytes,
         }
     }
 }

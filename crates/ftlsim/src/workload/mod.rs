@@ -174,7 +174,7 @@ impl Generator {
                 power: w.pareto_h.ln() / (1.0 - w.pareto_h).ln(),
             },
             WorkloadType::SepbitSynthetic => {
-                let page_bytes = u64::from(cfg.device.page_bytes);
+                let page_bytes = u64::from(plan.page_bytes);
                 Pattern::Sepbit(SepbitZipf::new(
                     slots,
                     w.zipf_alpha.unwrap_or(0.0),
