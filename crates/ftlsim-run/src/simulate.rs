@@ -72,8 +72,8 @@ pub fn simulate_with(
         });
     }
     let (source, skipped) = crate::trace_source::open_source(cfg)?;
-    let mut sim = if cfg.host.has_oracle() {
-        // The oracle's pre-pass reads the trace a second time.
+    let mut sim = if cfg.foresees() {
+        // The pre-pass (the oracle's, fk's) reads the trace a second time.
         let (prepass, _) = crate::trace_source::open_source(cfg)?;
         Simulation::with_source_foreseen(cfg, options, source, prepass)?
     } else {

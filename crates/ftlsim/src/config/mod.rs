@@ -161,6 +161,12 @@ impl Config {
     }
 
     /// Many-to-one mapping is on (reference counts, reverse map).
+    /// Whether a run needs a pre-pass over its workload: the oracle layer
+    /// or the `fk` placement scheme reads each page write's future.
+    pub fn foresees(&self) -> bool {
+        self.host.has_oracle() || self.ftl.placement_scheme.is_some_and(|s| s.foresees())
+    }
+
     pub fn sharing(&self) -> bool {
         self.ftl.dedup || self.ftl.remap
     }

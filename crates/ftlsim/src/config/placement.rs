@@ -46,6 +46,14 @@ pub enum PlacementSchemeConfig {
         #[serde(default = "default_gc_age_base")]
         gc_age_base: f64,
     },
+    /// Future knowledge: a write's class is its page's remaining lifespan
+    /// in blocks' worth of host writes, capped at the last class, for user
+    /// and GC writes alike (SepBIT's FK). The lifespans come from a
+    /// pre-pass over the same workload, as the oracle layer's do.
+    Fk {
+        #[serde(default = "default_classes")]
+        classes: u16,
+    },
 }
 
 fn default_classes() -> u16 {
@@ -68,6 +76,7 @@ impl PlacementSchemeConfig {
             Self::Sepgc {} => "sepgc",
             Self::Dac { .. } => "dac",
             Self::Sepbit { .. } => "sepbit",
+            Self::Fk { .. } => "fk",
         }
     }
 
@@ -78,7 +87,14 @@ impl PlacementSchemeConfig {
             Self::Sepgc {} => 2,
             Self::Dac { classes } => *classes,
             Self::Sepbit { .. } => 6,
+            Self::Fk { classes } => *classes,
         }
+    }
+
+    /// Whether the scheme reads the future: a run gives it lifespans from
+    /// a pre-pass over its workload.
+    pub fn foresees(&self) -> bool {
+        matches!(self, Self::Fk { .. })
     }
 
     /// The scheme's own keys, each named by its path.
@@ -86,7 +102,7 @@ impl PlacementSchemeConfig {
         const KEY: &str = "ftl.placement_scheme";
         match *self {
             Self::Nosep {} | Self::Sepgc {} => Ok(()),
-            Self::Dac { classes } => {
+            Self::Dac { classes } | Self::Fk { classes } => {
                 if !(1..=MAX_CLASSES).contains(&classes) {
                     return Err(ConfigError::new(
                         format!("{KEY}.classes"),

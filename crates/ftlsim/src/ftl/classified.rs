@@ -5,6 +5,7 @@
 use super::Ssd;
 use crate::error::SimError;
 use crate::flash::{Lpn, Ppn};
+use crate::host::oracle::Lifetimes;
 
 impl Ssd {
     /// A host write of `lpn` to the class its scheme chooses: the plain
@@ -20,8 +21,9 @@ impl Ssd {
             self.invalidate(old);
             Some(self.pages_since(old.written_at))
         };
+        let now = self.now_pages;
         let classes = self.classes.as_mut().expect("a placement scheme is set");
-        let frontier = usize::from(classes.user_class(lpn, lifespan));
+        let frontier = usize::from(classes.user_class(lpn, now, lifespan));
         self.program_host_page(lpn, frontier, content)
     }
 
@@ -29,8 +31,18 @@ impl Ssd {
     #[inline]
     pub(super) fn classified_gc_frontier(&mut self, lpn: Lpn) -> u32 {
         let age = self.pages_since(self.l2p[lpn.index()].written_at);
+        let now = self.now_pages;
         let classes = self.classes.as_mut().expect("a placement scheme is set");
-        u32::from(classes.gc_class(lpn, age))
+        u32::from(classes.gc_class(lpn, age, now))
+    }
+
+    /// Hands a run's pre-pass lifespans (each host page write's remaining
+    /// lifetime) to a placement scheme that foresees (`fk`); a no-op for
+    /// the others and without a scheme.
+    pub fn foresee(&mut self, future: &Lifetimes) {
+        if let Some(c) = &mut self.classes {
+            c.foresee(future);
+        }
     }
 
     /// Host page writes since the logical time `written_at` (a mapping

@@ -428,6 +428,13 @@ impl super::Ssd {
                 "power-loss tracking (the crash test) cannot be combined with the DFTL mapping cache",
             )));
         }
+        if self.classes.is_some() {
+            // The tracked write path and recovery place by stream.
+            return Err(crate::SimError::Config(crate::ConfigError::new(
+                "ftl.placement_scheme",
+                "power-loss tracking (the crash test) cannot be combined with a placement scheme yet",
+            )));
+        }
         if self.counters.nand_write_pages > 0 {
             return Err(crate::SimError::BadRequest(
                 "power-loss tracking starts on an empty device".into(),

@@ -294,7 +294,10 @@ impl Ssd {
                 Scheme::Classified(config) => Some(Box::new(schemes::Classes::new(
                     &config,
                     geo.blocks,
-                    logical_pages,
+                    schemes::SchemeSpace {
+                        logical_pages,
+                        block_pages: ppb,
+                    },
                 ))),
                 _ => None,
             },

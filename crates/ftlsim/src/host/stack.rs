@@ -29,6 +29,19 @@ impl Stack {
     /// The device of `cfg` and its host layers, planned once.
     pub fn build(cfg: &Config, options: &SsdOptions) -> Result<Self, SimError> {
         let plan = Plan::from_config(cfg)?;
+        // A device driven request by request has no workload to look ahead in.
+        if cfg.foresees() {
+            let key = if cfg.host.has_oracle() {
+                "host.layers"
+            } else {
+                "ftl.placement_scheme"
+            };
+            return Err(crate::ConfigError::new(
+                key,
+                "foresees its workload from a pre-pass over a run (`ftlsim run`, ftlsim.run in Python); a device driven request by request has none",
+            )
+            .into());
+        }
         Ok(Self::from_plan(
             &plan.host,
             Ssd::from_plan(&plan.ssd, options),
@@ -66,9 +79,10 @@ impl Stack {
         }
     }
 
-    /// No host layers: the SSD alone.
+    /// No host layers and nothing recorded: the SSD alone, which the run
+    /// drives directly (so a pre-pass's recording stack is not plain).
     pub fn is_plain(&self) -> bool {
-        self.layers.is_empty()
+        self.layers.is_empty() && self.record.is_none()
     }
 
     pub fn ssd(&self) -> &Ssd {

@@ -205,6 +205,12 @@ fn check_classified(cfg: &Config, classes: &PlacementSchemeConfig) -> Result<(),
         ),
         ("device.zoned", cfg.device.zoned),
     ];
+    if classes.foresees() && !cfg.host.layers.is_empty() {
+        return Err(ConfigError::new(
+            "host.layers",
+            format!("ftl.placement_scheme ({name}) foresees the device's own writes from a pre-pass; host layers above it would change them: leave the layers out"),
+        ));
+    }
     for (key, set) in conflicts {
         if set {
             return Err(ConfigError::new(

@@ -164,9 +164,14 @@ impl Simulation {
     /// write's remaining lifetime (see `host::oracle`).
     fn foresee(cfg: &Config, options: &RunOptions) -> Result<Lifetimes, SimError> {
         if cfg.workload.kind == WorkloadType::Trace {
+            let key = if cfg.host.has_oracle() {
+                "host.layers[0].type"
+            } else {
+                "ftl.placement_scheme"
+            };
             return Err(crate::ConfigError::new(
-                "host.layers[0].type",
-                "the oracle needs a pre-pass over the workload: a trace replay offers one through Simulation::with_source_foreseen (ftlsim-run does)",
+                key,
+                "the future needs a pre-pass over the workload: a trace replay offers one through Simulation::with_source_foreseen (ftlsim-run does)",
             )
             .into());
         }
@@ -193,19 +198,22 @@ impl Simulation {
         // The pre-pass first, so that its device is gone before this one is built.
         let record = matches!(foresight, Foresight::Record);
         let future = match foresight {
-            Foresight::Foresee if cfg.host.has_oracle() => Some(Self::foresee(cfg, options)?),
+            Foresight::Foresee if cfg.foresees() => Some(Self::foresee(cfg, options)?),
             Foresight::Given(future) => Some(future),
             Foresight::Foresee | Foresight::Record => None,
         };
         // Planned once: each component is built from its own part.
         let plan = Plan::from_config(cfg)?;
-        let ssd = Ssd::from_plan(
+        let mut ssd = Ssd::from_plan(
             &plan.ssd,
             &SsdOptions {
                 track_content: false,
                 survival: cfg.metrics.survival,
             },
         );
+        if let Some(future) = &future {
+            ssd.foresee(future);
+        }
         // Workloads address the top of the stack.
         let logical = cfg.host_pages();
         let ycsb = cfg.workload.kind == WorkloadType::Ycsb;

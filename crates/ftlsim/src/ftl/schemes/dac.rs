@@ -4,7 +4,7 @@
 //! class. A page written for the first time starts at level 0. Pages that
 //! are rewritten often climb to the hot classes; pages GC keeps moving sink.
 
-use super::{ClassScheme, GcWrite, UserWrite};
+use super::{ClassScheme, GcWrite, SchemeSpace, UserWrite};
 use crate::config::PlacementSchemeConfig;
 
 #[derive(Debug, Clone)]
@@ -17,7 +17,7 @@ pub(crate) struct Dac {
 const NEVER: u8 = u8::MAX;
 
 impl ClassScheme for Dac {
-    fn new(config: &PlacementSchemeConfig, logical_pages: u32) -> Self {
+    fn new(config: &PlacementSchemeConfig, space: SchemeSpace) -> Self {
         let PlacementSchemeConfig::Dac { classes } = *config else {
             unreachable!("built from its own variant")
         };
@@ -25,7 +25,7 @@ impl ClassScheme for Dac {
         let top = u8::try_from(classes - 1).expect("checked: classes fit a level");
         Self {
             top,
-            level: vec![NEVER; logical_pages as usize],
+            level: vec![NEVER; space.logical_pages as usize],
         }
     }
 

@@ -11,11 +11,23 @@
 
 use crate::config::PlacementSchemeConfig;
 use crate::flash::Lpn;
+use crate::host::oracle::Lifetimes;
+
+/// The space a scheme works over.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SchemeSpace {
+    pub logical_pages: u32,
+    /// Pages per block: a segment, in SepBIT's terms.
+    pub block_pages: u32,
+}
 
 /// A user write, as a scheme sees it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct UserWrite {
     pub lpn: Lpn,
+    /// The host page writes before this one: its index in a pre-pass's
+    /// lifespans.
+    pub write_index: u64,
     /// Host page writes since this page's last user write, when it holds
     /// data (an overwrite); `None` for a page never written or trimmed.
     pub lifespan_pages: Option<u64>,
@@ -31,6 +43,8 @@ pub(crate) struct GcWrite {
     pub victim_class: u16,
     /// Host page writes since the page's data was written by the host.
     pub age_pages: u64,
+    /// Host page writes so far.
+    pub now_pages: u64,
 }
 
 /// A block reclaimed by GC, before its valid pages are copied.
@@ -44,10 +58,13 @@ pub(crate) struct Reclaimed {
 /// What every scheme answers. `classes` frontiers exist; a class returned
 /// must be below the count `PlacementSchemeConfig::classes` gives.
 pub(crate) trait ClassScheme {
-    fn new(config: &PlacementSchemeConfig, logical_pages: u32) -> Self;
+    fn new(config: &PlacementSchemeConfig, space: SchemeSpace) -> Self;
     fn user_class(&mut self, write: &UserWrite) -> u16;
     fn gc_class(&mut self, write: &GcWrite) -> u16;
     fn reclaimed(&mut self, _block: &Reclaimed) {}
+    /// The remaining lifespan of every host page write of the run, from its
+    /// pre-pass (a scheme that `foresees`; the others ignore it).
+    fn foresee(&mut self, _future: &Lifetimes) {}
 }
 
 /// The one list of schemes: `Variant(module::Type)`, the variant named as
@@ -63,11 +80,17 @@ macro_rules! placement_schemes {
         }
 
         impl SchemeState {
-            fn new(config: &PlacementSchemeConfig, logical_pages: u32) -> Self {
+            fn new(config: &PlacementSchemeConfig, space: SchemeSpace) -> Self {
                 match config {
                     $( PlacementSchemeConfig::$variant { .. } => {
-                        Self::$variant($module::$ty::new(config, logical_pages))
+                        Self::$variant($module::$ty::new(config, space))
                     } )*
+                }
+            }
+
+            fn foresee(&mut self, future: &Lifetimes) {
+                match self {
+                    $( Self::$variant(s) => s.foresee(future), )*
                 }
             }
 
@@ -99,6 +122,7 @@ placement_schemes! {
     Sepgc(sepgc::Sepgc),
     Dac(dac::Dac),
     Sepbit(sepbit::Sepbit),
+    Fk(fk::Fk),
 }
 
 /// The FTL's side of a scheme: the scheme, and what it needs of each block
@@ -115,9 +139,9 @@ pub(crate) struct Classes {
 }
 
 impl Classes {
-    pub(crate) fn new(config: &PlacementSchemeConfig, blocks: u32, logical_pages: u32) -> Self {
+    pub(crate) fn new(config: &PlacementSchemeConfig, blocks: u32, space: SchemeSpace) -> Self {
         Self {
-            scheme: SchemeState::new(config, logical_pages),
+            scheme: SchemeState::new(config, space),
             classes: config.classes(),
             block_class: vec![0; blocks as usize],
             block_opened_at: vec![0; blocks as usize],
@@ -128,12 +152,18 @@ impl Classes {
 
     /// The class (the frontier) of a user write of `lpn`.
     #[inline]
-    pub(crate) fn user_class(&mut self, lpn: Lpn, lifespan_pages: Option<u64>) -> u16 {
+    pub(crate) fn user_class(
+        &mut self,
+        lpn: Lpn,
+        now_pages: u64,
+        lifespan_pages: Option<u64>,
+    ) -> u16 {
         if lifespan_pages.is_none() {
             self.live_pages += 1;
         }
         let class = self.scheme.user_class(&UserWrite {
             lpn,
+            write_index: now_pages - 1,
             lifespan_pages,
             live_pages: self.live_pages,
         });
@@ -143,6 +173,11 @@ impl Classes {
             self.classes
         );
         class
+    }
+
+    /// The pre-pass's lifespans, for a scheme that foresees.
+    pub(crate) fn foresee(&mut self, future: &Lifetimes) {
+        self.scheme.foresee(future);
     }
 
     /// A page stopped holding data (a trim).
@@ -172,11 +207,12 @@ impl Classes {
     /// The class (the frontier) of a GC copy of `lpn` out of the victim
     /// `reclaiming` named, its data `age_pages` old.
     #[inline]
-    pub(crate) fn gc_class(&mut self, lpn: Lpn, age_pages: u64) -> u16 {
+    pub(crate) fn gc_class(&mut self, lpn: Lpn, age_pages: u64, now_pages: u64) -> u16 {
         let class = self.scheme.gc_class(&GcWrite {
             lpn,
             victim_class: self.victim_class,
             age_pages,
+            now_pages,
         });
         debug_assert!(class < self.classes, "GC class {class} of {}", self.classes);
         class

@@ -1,14 +1,14 @@
 //! NoSep: one class for every write, user or GC (the baseline of SepBIT's
 //! evaluation; ftlsim's `ftl.frontiers = "shared"` with one stream).
 
-use super::{ClassScheme, GcWrite, UserWrite};
+use super::{ClassScheme, GcWrite, SchemeSpace, UserWrite};
 use crate::config::PlacementSchemeConfig;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Nosep;
 
 impl ClassScheme for Nosep {
-    fn new(_: &PlacementSchemeConfig, _: u32) -> Self {
+    fn new(_: &PlacementSchemeConfig, _: SchemeSpace) -> Self {
         Nosep
     }
 

@@ -17,7 +17,7 @@
 //! tracked here (the page's previous write time is the mapping entry's
 //! `written_at`), so the rule is the FIFO's without keeping its entries.
 
-use super::{ClassScheme, GcWrite, Reclaimed, UserWrite};
+use super::{ClassScheme, GcWrite, Reclaimed, SchemeSpace, UserWrite};
 use crate::config::PlacementSchemeConfig;
 
 #[derive(Debug, Clone)]
@@ -33,7 +33,7 @@ pub(crate) struct Sepbit {
 }
 
 impl ClassScheme for Sepbit {
-    fn new(config: &PlacementSchemeConfig, _: u32) -> Self {
+    fn new(config: &PlacementSchemeConfig, _: SchemeSpace) -> Self {
         let PlacementSchemeConfig::Sepbit {
             lifespan_window_segments,
             gc_age_base,

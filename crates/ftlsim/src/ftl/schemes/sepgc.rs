@@ -1,14 +1,14 @@
 //! SepGC: user writes in class 0, GC writes in class 1 (ftlsim's
 //! `ftl.frontiers = "separate"` with one stream).
 
-use super::{ClassScheme, GcWrite, UserWrite};
+use super::{ClassScheme, GcWrite, SchemeSpace, UserWrite};
 use crate::config::PlacementSchemeConfig;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Sepgc;
 
 impl ClassScheme for Sepgc {
-    fn new(_: &PlacementSchemeConfig, _: u32) -> Self {
+    fn new(_: &PlacementSchemeConfig, _: SchemeSpace) -> Self {
         Sepgc
     }
 
