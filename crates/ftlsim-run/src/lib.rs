@@ -9,6 +9,7 @@
 //! * [`reproduce`], [`validate`], [`validate_timing`], [`bench`]: experiments,
 //!   the analytical and queueing-theory validation and the throughput benchmark.
 //! * [`crash`]: power-cut sweeps against a reference model.
+//! * [`lsm_compare`]: the LSM engine beside a real LevelDB on one load.
 //! * [`warning`]: what a run tells its user besides its results.
 //! * [`error`]: what went wrong, as [`RunError`].
 //!
@@ -20,6 +21,7 @@ pub mod crash;
 pub mod error;
 pub mod html;
 pub mod load;
+pub mod lsm_compare;
 pub mod output;
 pub mod palette;
 pub mod panels;

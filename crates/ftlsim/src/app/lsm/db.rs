@@ -268,6 +268,7 @@ impl<D: BlockDevice> Db<D> {
         let l0 = &mut self.stats.levels[0];
         l0.compaction_write_pages += table.pages();
         l0.compactions += 1;
+        self.stats.levels[level].flush_placed_pages += table.pages();
         if level == 0 {
             self.version.levels[0].push(table);
         } else {

@@ -24,7 +24,8 @@
 //! The modules, bottom up: [`files`] (files as extents of LPNs), [`entry`]
 //! (what a table stores), [`memtable`], [`wal`], [`bloom`], [`sstable`],
 //! [`version`] (levels of tables), [`compaction`] (what to compact, as a pure
-//! choice), [`db`] (the engine) and [`stats`].
+//! choice), [`db`] (the engine) and [`stats`]; [`sink`], a device that keeps
+//! nothing, runs the engine alone.
 
 pub mod bloom;
 pub mod compaction;
@@ -34,6 +35,7 @@ pub mod entry;
 pub mod files;
 pub mod memtable;
 pub mod merge_output;
+pub mod sink;
 pub mod sstable;
 pub mod stats;
 pub mod udb;
@@ -44,4 +46,5 @@ pub use config::{LsmConfig, RemapMode};
 pub use db::Db;
 pub use entry::Value;
 pub use files::{Borrowed, FileId, Files};
+pub use sink::Sink;
 pub use stats::{LevelStats, LsmStats};
