@@ -14,7 +14,7 @@ use super::entry::{self, Entry, Value};
 use super::files::{FileId, Files};
 use super::memtable::Memtable;
 use super::merge_output::MergeOutput;
-use super::sstable::{Table, TableBuilder, CONTEXT_COMPACTION, CONTEXT_FLUSH};
+use super::sstable::{allowed_seeks, Table, TableBuilder, CONTEXT_COMPACTION, CONTEXT_FLUSH};
 use super::stats::{LevelStats, LsmStats};
 use super::udb::{InputBlock, Tag};
 use super::version::Version;
@@ -295,8 +295,11 @@ impl<D: BlockDevice> Db<D> {
             match choice {
                 Choice::Nothing => return Ok(()),
                 Choice::Move { level, index } => {
-                    let table = self.version.levels[level].remove(index);
+                    let mut table = self.version.levels[level].remove(index);
                     self.pointers[level] = Some(table.largest().to_vec());
+                    // LevelDB re-adds a moved file as a new one, with a
+                    // fresh seek budget.
+                    table.allowed_seeks = allowed_seeks(table.size_bytes);
                     self.version.insert_sorted(level + 1, table);
                     self.stats.levels[level + 1].moves += 1;
                 }
@@ -619,6 +622,26 @@ mod tests {
         assert!(s.levels[2].bytes > 200 * 20, "the tombstones' table: {s:?}");
         assert_eq!(db.get(&key(7)).unwrap(), None);
         assert!(db.scan(b"", 10).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_moved_table_gets_a_fresh_seek_budget() {
+        // Level targets 4, 8, 16 KiB; the flushed table lands at level 3.
+        let mut db = db(64 << 10, 4 << 10, 2, 4);
+        for i in 0..200 {
+            db.put(&key(i), value(100, 1)).unwrap();
+        }
+        db.flush().unwrap();
+        assert_eq!(tables(&db), vec![0, 0, 0, 1]);
+        // Put it back at level 2 with its seeks spent: level 2 is over its
+        // target and the table has nothing under it, so it moves.
+        let mut t = db.version.levels[3].remove(0);
+        t.allowed_seeks = 0;
+        db.version.insert_sorted(2, t);
+        db.compact().unwrap();
+        assert_eq!(tables(&db), vec![0, 0, 0, 1]);
+        let t = &db.version.levels[3][0];
+        assert_eq!(t.allowed_seeks, allowed_seeks(t.size_bytes));
     }
 
     #[test]
