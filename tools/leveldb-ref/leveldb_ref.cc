@@ -10,7 +10,8 @@
 //   G <key>                 get
 //   S <key> <records>       scan of that many records from the key
 //
-// Options: --db DIR (required; destroyed before and after), --write-buffer-size,
+// Options: --db DIR (required; destroyed before, and after unless --keep-db,
+// which leaves it and its LOG for a look), --write-buffer-size,
 // --max-file-size, --block-size (bytes), --bloom-bits (0: no filter),
 // --settle (default) | --background. With --settle the program waits after
 // every operation until LevelDB's background work (flush, compactions) is
@@ -29,6 +30,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -168,6 +170,32 @@ class RefEnv : public leveldb::EnvWrapper {
   int pending_ = 0;
 };
 
+// LevelDB's info log, read for what it says about compactions instead of
+// written to a LOG file: per level (the level written into), the merges
+// ("Compacting a@L + b@L+1 files") and trivial moves ("Moved #N to level-L"),
+// and per level compacted from, the inputs grown by "Expanding@L".
+class CountingLogger : public leveldb::Logger {
+ public:
+  static const int kLevels = 7;
+  std::atomic<uint64_t> merges[kLevels] = {};
+  std::atomic<uint64_t> moves[kLevels] = {};
+  std::atomic<uint64_t> expansions[kLevels] = {};
+
+  void Logv(const char* format, std::va_list ap) override {
+    char buf[512];
+    std::vsnprintf(buf, sizeof(buf), format, ap);
+    int a, from, b, to;
+    unsigned long long file;
+    if (std::sscanf(buf, "Compacting %d@%d + %d@%d", &a, &from, &b, &to) == 4) {
+      if (to >= 0 && to < kLevels) merges[to]++;
+    } else if (std::sscanf(buf, "Moved #%llu to level-%d", &file, &to) == 2) {
+      if (to >= 0 && to < kLevels) moves[to]++;
+    } else if (std::sscanf(buf, "Expanding@%d", &from) == 1) {
+      if (from >= 0 && from < kLevels) expansions[from]++;
+    }
+  }
+};
+
 [[noreturn]] void Die(const std::string& what) {
   std::cerr << "leveldb_ref: " << what << "\n";
   std::exit(2);
@@ -189,6 +217,7 @@ struct Args {
   uint64_t block_size = 4096;
   uint64_t bloom_bits = 10;
   bool settle = true;
+  bool keep_db = false;
 };
 
 Args ParseArgs(int argc, char** argv) {
@@ -213,6 +242,8 @@ Args ParseArgs(int argc, char** argv) {
       a.settle = true;
     } else if (flag == "--background") {
       a.settle = false;
+    } else if (flag == "--keep-db") {
+      a.keep_db = true;
     } else {
       Die("unknown argument `" + flag + "`");
     }
@@ -269,8 +300,10 @@ int main(int argc, char** argv) {
   std::unique_ptr<const leveldb::FilterPolicy> filter(
       args.bloom_bits > 0 ? leveldb::NewBloomFilterPolicy(int(args.bloom_bits))
                           : nullptr);
+  CountingLogger log;
   leveldb::Options options;
   options.env = &env;
+  options.info_log = &log;
   options.create_if_missing = true;
   options.error_if_exists = true;
   options.compression = leveldb::kNoCompression;
@@ -341,7 +374,7 @@ int main(int argc, char** argv) {
   db->GetProperty("leveldb.stats", &stats);
   std::vector<LevelRow> rows = ParseStats(stats);
   db.reset();
-  leveldb::DestroyDB(args.db, options);
+  if (!args.keep_db) leveldb::DestroyDB(args.db, options);
 
   std::printf("{\"leveldb_version\":\"%d.%d\",\"settle\":%s,", leveldb::kMajorVersion,
               leveldb::kMinorVersion, args.settle ? "true" : "false");
@@ -358,9 +391,15 @@ int main(int argc, char** argv) {
       (unsigned long long)env.counters.table_write_bytes.load(),
       (unsigned long long)env.counters.table_read_bytes.load());
   for (size_t i = 0; i < rows.size(); i++) {
-    std::printf("%s{\"level\":%d,\"files\":%d,\"read_mib\":%.0f,\"write_mib\":%.0f}",
-                i ? "," : "", rows[i].level, rows[i].files, rows[i].read_mib,
-                rows[i].write_mib);
+    int l = rows[i].level;
+    bool known = l >= 0 && l < CountingLogger::kLevels;
+    std::printf(
+        "%s{\"level\":%d,\"files\":%d,\"read_mib\":%.0f,\"write_mib\":%.0f,"
+        "\"merges\":%llu,\"moves\":%llu,\"expansions\":%llu}",
+        i ? "," : "", l, rows[i].files, rows[i].read_mib, rows[i].write_mib,
+        known ? (unsigned long long)log.merges[l].load() : 0ull,
+        known ? (unsigned long long)log.moves[l].load() : 0ull,
+        known ? (unsigned long long)log.expansions[l].load() : 0ull);
   }
   std::printf("],\"stats\":%s}\n", JsonString(stats).c_str());
   return 0;

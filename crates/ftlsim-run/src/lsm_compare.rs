@@ -107,6 +107,14 @@ pub struct LevelCompare {
     pub read_rel_diff: Option<f64>,
     /// LevelDB's share of all its table writes at this level.
     pub leveldb_write_share: f64,
+    /// Merges into this level and tables moved into it (flushes are not
+    /// counted), and compactions from it whose inputs grew to the tables
+    /// inside the range of the whole compaction (LevelDB's "Expanding").
+    pub ours_merges: u64,
+    pub ours_moves: u64,
+    pub leveldb_merges: u64,
+    pub leveldb_moves: u64,
+    pub leveldb_expansions: u64,
 }
 
 /// One engine's totals.
@@ -158,6 +166,9 @@ struct ReferenceLevel {
     level: usize,
     read_mib: f64,
     write_mib: f64,
+    merges: u64,
+    moves: u64,
+    expansions: u64,
 }
 
 /// Refuses a config LevelDB cannot be set up like: the keys LevelDB
@@ -396,6 +407,7 @@ pub fn compare(cfg: &Config, opts: &CompareOptions) -> Result<Comparison> {
         let ours_read_mib = s.compaction_read_pages as f64 * page / MIB;
         let r = reference.levels.iter().find(|r| r.level == level);
         let (lr, lw) = r.map_or((0.0, 0.0), |r| (r.read_mib, r.write_mib));
+        let counts = r.map_or((0, 0, 0), |r| (r.merges, r.moves, r.expansions));
         if ours_write == 0 && s.compaction_read_pages == 0 && r.is_none() {
             continue;
         }
@@ -412,6 +424,12 @@ pub fn compare(cfg: &Config, opts: &CompareOptions) -> Result<Comparison> {
             } else {
                 0.0
             },
+            // Level 0's `compactions` are the flushes.
+            ours_merges: if level == 0 { 0 } else { s.compactions },
+            ours_moves: s.moves,
+            leveldb_merges: counts.0,
+            leveldb_moves: counts.1,
+            leveldb_expansions: counts.2,
         });
     }
     let table_pages: u64 = stats.levels.iter().map(|l| l.compaction_write_pages).sum();
