@@ -4,9 +4,10 @@
 //!
 //! Each level gets a score: level 0 its table count over `l0_trigger`,
 //! level L ≥ 1 its bytes over its target. The level with the highest score
-//! ≥ 1 is compacted: at level 0 a table and every level-0 table that
-//! overlaps it (transitively), at level L ≥ 1 the first table after the
-//! level's compaction pointer (round robin over the key space), together
+//! ≥ 1 is compacted: the first table after the level's compaction pointer
+//! (round robin over the key space; level 0's tables in order of their
+//! smallest key, as LevelDB keeps them), at level 0 with every level-0
+//! table that overlaps it (transitively), together
 //! with the tables of level L + 1 that overlap them. A single table with
 //! nothing under it and little overlap two levels down is moved instead.
 
@@ -67,14 +68,20 @@ pub fn pick(version: &Version, config: &LsmConfig, pointers: &[Option<Vec<u8>>])
         return Choice::Nothing;
     };
     let tables = &version.levels[level];
-    let first = match &pointers[level] {
-        Some(p) if level > 0 => tables
-            .iter()
-            .position(|t| t.largest() > p.as_slice())
-            .unwrap_or(0),
-        // Level 0: the oldest table, so data moves down in order.
-        _ => 0,
-    };
+    // LevelDB keeps every level, level 0 too, in order of smallest key
+    // (then file number) and takes the first table past the pointer.
+    let mut order: Vec<usize> = (0..tables.len()).collect();
+    if level == 0 {
+        order.sort_by(|&a, &b| {
+            (tables[a].smallest(), tables[a].file.0).cmp(&(tables[b].smallest(), tables[b].file.0))
+        });
+    }
+    let pointer = pointers[level].as_deref();
+    let first = order
+        .iter()
+        .copied()
+        .find(|&i| pointer.is_none_or(|p| tables[i].largest() > p))
+        .unwrap_or(order[0]);
     choose(version, config, level, first)
 }
 
@@ -276,6 +283,23 @@ mod tests {
             Choice::Move { level: 1, index: 0 }
         );
         assert!(scores(&v, &config())[1] > 1.0);
+    }
+
+    #[test]
+    fn level_0_is_picked_by_smallest_key_after_its_pointer() {
+        let mut files = Files::new(mem(1 << 16), 4096);
+        let mut v = Version::new(4);
+        let c = LsmConfig {
+            l0_trigger: 2,
+            ..config()
+        };
+        // The older table holds the larger keys; nothing overlaps.
+        v.levels[0].push(table(&mut files, 500..600));
+        v.levels[0].push(table(&mut files, 0..100));
+        let mut pointers = vec![None; 4];
+        assert_eq!(pick(&v, &c, &pointers), Choice::Move { level: 0, index: 1 });
+        pointers[0] = Some(b"key00099".to_vec());
+        assert_eq!(pick(&v, &c, &pointers), Choice::Move { level: 0, index: 0 });
     }
 
     #[test]
