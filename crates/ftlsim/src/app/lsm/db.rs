@@ -94,7 +94,9 @@ impl<D: BlockDevice> Db<D> {
         self.mem.insert(key, self.seq, value);
         self.stats.user_write_bytes +=
             key.len() as u64 + value.map_or(0, |v| u64::from(v.len_bytes));
-        if self.mem.size_bytes() >= self.config.memtable_bytes {
+        // LevelDB switches memtables when the next write finds the arena
+        // over `write_buffer_size`: the same memtable as flushing now.
+        if self.mem.memory_bytes() > self.config.memtable_bytes {
             self.flush()?;
         }
         Ok(())
@@ -646,8 +648,10 @@ mod tests {
 
     #[test]
     fn unchanged_blocks_of_a_merge_are_counted() {
-        // Flushed tables move to the bottom (level 2) one by one.
-        let mut db = db(8 << 10, 128, 10, 3);
+        // Flushed tables move to the bottom (level 2) one by one. A 16 KiB
+        // memtable (4 KiB of it LevelDB's arena block for the skip list's
+        // head) makes tables of a few blocks.
+        let mut db = db(16 << 10, 128, 10, 3);
         for i in 0..2000 {
             db.put(&key(i), value(100, 1)).unwrap();
         }

@@ -27,6 +27,7 @@
 //! choice), [`db`] (the engine) and [`stats`]; [`sink`], a device that keeps
 //! nothing, runs the engine alone.
 
+pub mod arena;
 pub mod bloom;
 pub mod compaction;
 pub mod config;
