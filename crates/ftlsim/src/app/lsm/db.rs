@@ -457,9 +457,10 @@ impl<D: BlockDevice> Db<D> {
                 ));
             }
         }
-        // A flush writes one memtable; a merge cuts its output once it
-        // reaches `sstable_bytes`: either way a table's entries pass the
-        // larger of the two by less than one entry.
+        // A flush writes one memtable; a merge cuts its output once its
+        // closed blocks reach `sstable_bytes`: either way a table's entries
+        // pass the larger of the two by less than its largest block and an
+        // entry.
         let cap_bytes = self.config.sstable_bytes.max(self.config.memtable_bytes);
         for (level, tables) in self.version.levels.iter().enumerate() {
             for t in tables {
@@ -469,10 +470,11 @@ impl<D: BlockDevice> Db<D> {
                     .flat_map(|b| &b.entries)
                     .map(Entry::size_bytes);
                 let (total, largest) = sizes.fold((0, 0), |(t, m), e| (t + e, e.max(m)));
-                if total >= cap_bytes + largest {
+                let block = t.blocks.iter().map(|b| b.size_bytes).max().unwrap_or(0);
+                if total >= cap_bytes + block + largest {
                     return Err(format!(
                         "level {level}: table {} holds {total} bytes of entries, \
-                         above {cap_bytes} by a whole entry",
+                         above {cap_bytes} by a block and an entry",
                         t.file.0
                     ));
                 }
