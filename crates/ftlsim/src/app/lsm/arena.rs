@@ -117,7 +117,7 @@ impl ArenaModel {
 
     fn random_height(&mut self) -> u64 {
         let mut height = 1;
-        while height < MAX_HEIGHT && self.next() % BRANCHING == 0 {
+        while height < MAX_HEIGHT && self.next().is_multiple_of(BRANCHING) {
             height += 1;
         }
         height
