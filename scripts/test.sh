@@ -16,13 +16,16 @@ command -v cargo >/dev/null || { echo "cargo not found: install Rust (rustup)" >
 # the SQLite capture test and experiments/real need sqlite3, and
 # experiments/real/rocksdb.sh db_bench (rocksdb-tools). The index.html test
 # (crates/ftlsim-cli/tests/html_report.rs) renders the page in headless
-# chromium, and skips that half without it.
+# chromium, and skips that half without it. `ftlsim lsm-compare`'s test
+# builds the LevelDB reference program (tools/leveldb-ref) against
+# libleveldb-dev, a library with no binary to look for: its header is.
 have() { command -v "$1" >/dev/null || [ -x "/usr/sbin/$1" ] || [ -x "/sbin/$1" ]; }
 missing=()
 for tool_package in cc:build-essential losetup:mount mkfs.ext4:e2fsprogs mkfs.btrfs:btrfs-progs \
     sqlite3:sqlite3 fio:fio mkfs.xfs:xfsprogs db_bench:rocksdb-tools chromium:chromium; do
     have "${tool_package%%:*}" || missing+=("${tool_package#*:}")
 done
+[ -f /usr/include/leveldb/db.h ] || missing+=(libleveldb-dev)
 if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "scripts/test.sh: installing ${missing[*]}" >&2
     apt-get update -qq

@@ -104,6 +104,38 @@ enum Command {
         #[arg(last = true, required = true, value_name = "COMMAND")]
         command: Vec<std::ffi::OsString>,
     },
+    /// Run one key-value load through ftlsim's LSM engine and a real
+    /// LevelDB 1.23 and print their compaction bytes per level side by
+    /// side (docs/remapcom.md, "The engine against LevelDB").
+    LsmCompare {
+        /// TOML config whose [lsm] section and workload key/value sizes
+        /// and seed are used; omitted, the built-in defaults.
+        config: Option<PathBuf>,
+        /// Override a config key (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+        /// inserts-updates (inserts, then zipfian updates), ycsb-load or ycsb-a.
+        #[arg(long, default_value = "inserts-updates")]
+        load: String,
+        /// Records inserted first (default: workload.records).
+        #[arg(long)]
+        records: Option<u64>,
+        /// Operations after the inserts (default: as many as records).
+        #[arg(long)]
+        ops: Option<u64>,
+        /// The LevelDB reference program (scripts/build-leveldb-ref.sh builds it).
+        #[arg(long, value_name = "PROGRAM", default_value = ftlsim_run::lsm_compare::DEFAULT_REFERENCE)]
+        reference: PathBuf,
+        /// Folder for LevelDB's database (default: one in the temp folder).
+        #[arg(long, value_name = "DIR")]
+        db_dir: Option<PathBuf>,
+        /// Let LevelDB compact in its background thread as in production
+        /// (timing-dependent) instead of settling after each operation.
+        #[arg(long)]
+        background: bool,
+        #[arg(long)]
+        json: bool,
+    },
     /// Measure simulation throughput and memory.
     Bench {
         /// A 4096-block device instead of the 64 GiB one.
@@ -266,6 +298,37 @@ fn run(cli: Cli) -> Result<ExitCode> {
             } else {
                 ExitCode::from(1)
             })
+        }
+        Command::LsmCompare {
+            config,
+            sets,
+            load,
+            records,
+            ops,
+            reference,
+            db_dir,
+            background,
+            json,
+        } => {
+            use ftlsim_run::lsm_compare::{self as cmp, CompareLoad, CompareOptions};
+            let cfg = ftlsim_run::load::load_config(config.as_deref(), &sets)?;
+            let records = records.unwrap_or(cfg.workload.records);
+            let opts = CompareOptions {
+                load: CompareLoad::from_name(&load)?,
+                records,
+                ops: ops.unwrap_or(records),
+                reference,
+                db_dir: db_dir.unwrap_or_else(|| cmp::default_db_dir(&std::env::temp_dir())),
+                background,
+            };
+            eprintln!("ftlsim: seed {}", cfg.workload.seed);
+            let c = cmp::compare(&cfg, &opts)?;
+            if json {
+                println!("{}", serde_json::to_string(&c)?);
+            } else {
+                print!("{}", cmp::render(&c));
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Command::Bench {
             quick,

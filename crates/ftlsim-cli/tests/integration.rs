@@ -11,6 +11,7 @@ mod fuzz;
 mod fuzzing;
 mod golden;
 mod html_report;
+mod lsm_compare;
 mod pcstream;
 mod reproduce;
 mod robust;

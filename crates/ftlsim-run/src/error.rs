@@ -75,6 +75,10 @@ pub enum RunError {
     /// A chart could not be drawn; `message` is the plotting library's.
     #[error("plot {}: {message}", path.display())]
     Plot { path: PathBuf, message: String },
+    /// The LevelDB reference program (`ftlsim lsm-compare`) failed or
+    /// printed what cannot be read; the message says which and its stderr.
+    #[error("{0}")]
+    Reference(String),
     /// What should not happen whatever the input: a bug in ftlsim.
     #[error("{0}")]
     Internal(String),

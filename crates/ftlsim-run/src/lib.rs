@@ -10,6 +10,7 @@
 //!   the analytical and queueing-theory validation and the throughput benchmark.
 //! * [`crash`]: power-cut sweeps against a reference model.
 //! * [`synth`]: a config's synthetic workload written out as a native trace.
+//! * [`lsm_compare`]: the LSM engine beside a real LevelDB on one load.
 //! * [`warning`]: what a run tells its user besides its results.
 //! * [`error`]: what went wrong, as [`RunError`].
 //!
@@ -21,6 +22,7 @@ pub mod crash;
 pub mod error;
 pub mod html;
 pub mod load;
+pub mod lsm_compare;
 pub mod output;
 pub mod palette;
 pub mod panels;

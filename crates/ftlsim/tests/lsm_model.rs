@@ -49,7 +49,10 @@ fn tiny() -> LsmConfig {
 
 fn tiny_with(l0_trigger: u32, level_ratio: u32) -> LsmConfig {
     LsmConfig {
-        memtable_bytes: 1024,
+        // LevelDB counts a memtable's memory in its arena's 4 KiB blocks,
+        // the skip list's head node in the first: the smallest memtable
+        // is that block's worth of entries, flushed when a second is taken.
+        memtable_bytes: 4200,
         block_bytes: 512,
         l0_trigger,
         level_ratio,

@@ -33,7 +33,9 @@ impl RemapMode {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LsmConfig {
-    /// Memtable size that triggers a flush to level 0 (LevelDB `write_buffer_size`).
+    /// Memtable size that triggers a flush to level 0 (LevelDB
+    /// `write_buffer_size`), in the memory LevelDB's memtable counts: its
+    /// arena's blocks, entries and skip-list nodes (`app/lsm/arena.rs`).
     pub memtable_bytes: u64,
     /// Data block size (LevelDB `block_size`); blocks start on a page boundary.
     pub block_bytes: u32,

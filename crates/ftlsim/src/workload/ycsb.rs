@@ -173,6 +173,12 @@ impl Ycsb {
         }
     }
 
+    /// An update of a record chosen by the request distribution (a load
+    /// of updates alone, which no YCSB workload is: `ftlsim lsm-compare`).
+    pub fn next_update(&mut self) -> KvOp {
+        KvOp::Update(self.pick())
+    }
+
     /// The next operation of the run phase (the load's are `Insert(0..records)`).
     pub fn next_op(&mut self) -> KvOp {
         let p: f64 = self.rng.random();

@@ -4,11 +4,14 @@
 //!
 //! Each level gets a score: level 0 its table count over `l0_trigger`,
 //! level L ≥ 1 its bytes over its target. The level with the highest score
-//! ≥ 1 is compacted: at level 0 a table and every level-0 table that
-//! overlaps it (transitively), at level L ≥ 1 the first table after the
-//! level's compaction pointer (round robin over the key space), together
-//! with the tables of level L + 1 that overlap them. A single table with
-//! nothing under it and little overlap two levels down is moved instead.
+//! ≥ 1 is compacted: the first table after the level's compaction pointer
+//! (round robin over the key space; level 0's tables in order of their
+//! smallest key, as LevelDB keeps them), at level 0 with every level-0
+//! table that overlaps it (transitively), together with the tables of
+//! level L + 1 that overlap them, and then with the tables of level L that
+//! fit in that range without taking more of level L + 1. A single table
+//! with nothing under it and little overlap two levels down is moved
+//! instead.
 
 use super::config::LsmConfig;
 use super::entry::Entry;
@@ -19,6 +22,11 @@ use super::version::Version;
 /// and beyond which a single table is not moved, in `sstable_bytes`
 /// (LevelDB's `MaxGrandParentOverlapBytes`: 10 files).
 pub const GRANDPARENT_OVERLAP_FILES: u64 = 10;
+
+/// Bytes, in `sstable_bytes`, under which a compaction's inputs at the
+/// picked level may grow to the tables that fit in its key range
+/// (LevelDB's `ExpandedCompactionByteSizeLimit`: 25 files).
+pub const EXPANDED_COMPACTION_FILES: u64 = 25;
 
 /// What to do next.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,14 +75,20 @@ pub fn pick(version: &Version, config: &LsmConfig, pointers: &[Option<Vec<u8>>])
         return Choice::Nothing;
     };
     let tables = &version.levels[level];
-    let first = match &pointers[level] {
-        Some(p) if level > 0 => tables
-            .iter()
-            .position(|t| t.largest() > p.as_slice())
-            .unwrap_or(0),
-        // Level 0: the oldest table, so data moves down in order.
-        _ => 0,
-    };
+    // LevelDB keeps every level, level 0 too, in order of smallest key
+    // (then file number) and takes the first table past the pointer.
+    let mut order: Vec<usize> = (0..tables.len()).collect();
+    if level == 0 {
+        order.sort_by(|&a, &b| {
+            (tables[a].smallest(), tables[a].file.0).cmp(&(tables[b].smallest(), tables[b].file.0))
+        });
+    }
+    let pointer = pointers[level].as_deref();
+    let first = order
+        .iter()
+        .copied()
+        .find(|&i| pointer.is_none_or(|p| tables[i].largest() > p))
+        .unwrap_or(order[0]);
     choose(version, config, level, first)
 }
 
@@ -94,23 +108,46 @@ pub fn pick_seek(
 
 /// Compacts table `first` of `level` (and at level 0 the tables meeting
 /// it) with what overlaps it at `level + 1`, or moves it when it may.
+/// Like LevelDB's `SetupOtherInputs`, the level's inputs then grow to every
+/// table inside the key range of the whole compaction, if that takes no
+/// more table of `level + 1` and keeps the inputs under
+/// [`EXPANDED_COMPACTION_FILES`] files' bytes.
 fn choose(version: &Version, config: &LsmConfig, level: usize, first: usize) -> Choice {
-    let tables = &version.levels[level];
-    let mut inputs = vec![first];
-    let (mut lo, mut hi) = (tables[first].smallest(), tables[first].largest());
-    if level == 0 {
-        // Every level-0 table meeting the range, until the range stops growing.
-        loop {
-            inputs = version.overlapping(0, lo, hi);
-            let new_lo = inputs.iter().map(|&i| tables[i].smallest()).min().unwrap();
-            let new_hi = inputs.iter().map(|&i| tables[i].largest()).max().unwrap();
-            if (new_lo, new_hi) == (lo, hi) {
-                break;
+    let table = &version.levels[level][first];
+    let (mut inputs, mut lo, mut hi) = if level == 0 {
+        level0_inputs(version, table.smallest(), table.largest())
+    } else {
+        (vec![first], table.smallest(), table.largest())
+    };
+    let mut next_inputs = version.overlapping(level + 1, lo, hi);
+    if let (Some(&a), Some(&b)) = (next_inputs.first(), next_inputs.last()) {
+        let next = &version.levels[level + 1];
+        let all_lo = lo.min(next[a].smallest());
+        let all_hi = hi.max(next[b].largest());
+        let (expanded, new_lo, new_hi) = if level == 0 {
+            level0_inputs(version, all_lo, all_hi)
+        } else {
+            let e = version.overlapping(level, all_lo, all_hi);
+            let tables = &version.levels[level];
+            let (lo, hi) = (tables[e[0]].smallest(), tables[e[e.len() - 1]].largest());
+            (e, lo, hi)
+        };
+        let bytes = |level: usize, tables: &[usize]| -> u64 {
+            tables
+                .iter()
+                .map(|&i| version.levels[level][i].size_bytes)
+                .sum()
+        };
+        if expanded.len() > inputs.len()
+            && bytes(level + 1, &next_inputs) + bytes(level, &expanded)
+                < EXPANDED_COMPACTION_FILES * config.sstable_bytes
+        {
+            let expanded_next = version.overlapping(level + 1, new_lo, new_hi);
+            if expanded_next.len() == next_inputs.len() {
+                (inputs, next_inputs, lo, hi) = (expanded, expanded_next, new_lo, new_hi);
             }
-            (lo, hi) = (new_lo, new_hi);
         }
     }
-    let next_inputs = version.overlapping(level + 1, lo, hi);
     let grandparent_bytes = version.overlapping_bytes(level + 2, lo, hi);
     if inputs.len() == 1
         && next_inputs.is_empty()
@@ -118,13 +155,36 @@ fn choose(version: &Version, config: &LsmConfig, level: usize, first: usize) -> 
     {
         return Choice::Move {
             level,
-            index: first,
+            index: inputs[0],
         };
     }
     Choice::Merge {
         level,
         inputs,
         next_inputs,
+    }
+}
+
+/// Every level-0 table meeting `[lo, hi]`, the range growing by each table
+/// found until it stops (level-0 tables overlap one another, LevelDB's
+/// `GetOverlappingInputs`), and the key range of the tables found.
+fn level0_inputs<'v>(
+    version: &'v Version,
+    mut lo: &'v [u8],
+    mut hi: &'v [u8],
+) -> (Vec<usize>, &'v [u8], &'v [u8]) {
+    let tables = &version.levels[0];
+    loop {
+        let inputs = version.overlapping(0, lo, hi);
+        let found_lo = inputs.iter().map(|&i| tables[i].smallest()).min();
+        let found_hi = inputs.iter().map(|&i| tables[i].largest()).max();
+        let (Some(found_lo), Some(found_hi)) = (found_lo, found_hi) else {
+            return (inputs, lo, hi);
+        };
+        if found_lo >= lo && found_hi <= hi {
+            return (inputs, found_lo, found_hi);
+        }
+        (lo, hi) = (found_lo.min(lo), found_hi.max(hi));
     }
 }
 
@@ -276,6 +336,90 @@ mod tests {
             Choice::Move { level: 1, index: 0 }
         );
         assert!(scores(&v, &config())[1] > 1.0);
+    }
+
+    #[test]
+    fn inputs_grow_to_the_tables_inside_the_range_when_the_next_level_keeps_its_share() {
+        let mut files = Files::new(mem(1 << 16), 4096);
+        let mut v = Version::new(4);
+        for t in 0..6 {
+            v.levels[1].push(table(&mut files, t * 100..t * 100 + 50));
+        }
+        v.levels[2].push(table(&mut files, 0..250));
+        v.levels[2].push(table(&mut files, 400..530));
+        // Level 1 (six tables of about 6 KiB) over its 16 KiB target.
+        let c = LsmConfig {
+            l1_bytes: 16 << 10,
+            ..config()
+        };
+        let none = vec![None; 4];
+        // Table 0 meets level 2's first table, whose range holds level 1's
+        // tables 1 and 2 as well, and no more of level 2: all three go.
+        assert_eq!(
+            pick(&v, &c, &none),
+            Choice::Merge {
+                level: 1,
+                inputs: vec![0, 1, 2],
+                next_inputs: vec![0],
+            }
+        );
+        // After the pointer, table 3 meets nothing at level 2: it moves.
+        let mut pointers = none.clone();
+        pointers[1] = Some(b"key00250".to_vec());
+        assert_eq!(pick(&v, &c, &pointers), Choice::Move { level: 1, index: 3 });
+        // Table 4 meets level 2's second table, whose range holds table 5
+        // too, and tables 4 and 5 take no more of level 2: both go.
+        pointers[1] = Some(b"key00350".to_vec());
+        assert_eq!(
+            pick(&v, &c, &pointers),
+            Choice::Merge {
+                level: 1,
+                inputs: vec![4, 5],
+                next_inputs: vec![1],
+            }
+        );
+    }
+
+    #[test]
+    fn growing_stops_where_it_would_take_more_of_the_next_level() {
+        let mut files = Files::new(mem(1 << 16), 4096);
+        let mut v = Version::new(4);
+        for t in 0..6 {
+            v.levels[1].push(table(&mut files, t * 100..t * 100 + 50));
+        }
+        // 0..120 holds table 1's start; grown to 0..150, level 2's second
+        // table (140..145) would join: not grown.
+        v.levels[2].push(table(&mut files, 0..120));
+        v.levels[2].push(table(&mut files, 140..145));
+        let c = LsmConfig {
+            l1_bytes: 16 << 10,
+            ..config()
+        };
+        assert_eq!(
+            pick(&v, &c, &[None, None, None, None]),
+            Choice::Merge {
+                level: 1,
+                inputs: vec![0],
+                next_inputs: vec![0],
+            }
+        );
+    }
+
+    #[test]
+    fn level_0_is_picked_by_smallest_key_after_its_pointer() {
+        let mut files = Files::new(mem(1 << 16), 4096);
+        let mut v = Version::new(4);
+        let c = LsmConfig {
+            l0_trigger: 2,
+            ..config()
+        };
+        // The older table holds the larger keys; nothing overlaps.
+        v.levels[0].push(table(&mut files, 500..600));
+        v.levels[0].push(table(&mut files, 0..100));
+        let mut pointers = vec![None; 4];
+        assert_eq!(pick(&v, &c, &pointers), Choice::Move { level: 0, index: 1 });
+        pointers[0] = Some(b"key00099".to_vec());
+        assert_eq!(pick(&v, &c, &pointers), Choice::Move { level: 0, index: 0 });
     }
 
     #[test]

@@ -14,7 +14,7 @@ use super::entry::{self, Entry, Value};
 use super::files::{FileId, Files};
 use super::memtable::Memtable;
 use super::merge_output::MergeOutput;
-use super::sstable::{Table, TableBuilder, CONTEXT_COMPACTION, CONTEXT_FLUSH};
+use super::sstable::{allowed_seeks, Table, TableBuilder, CONTEXT_COMPACTION, CONTEXT_FLUSH};
 use super::stats::{LevelStats, LsmStats};
 use super::udb::{InputBlock, Tag};
 use super::version::Version;
@@ -94,7 +94,9 @@ impl<D: BlockDevice> Db<D> {
         self.mem.insert(key, self.seq, value);
         self.stats.user_write_bytes +=
             key.len() as u64 + value.map_or(0, |v| u64::from(v.len_bytes));
-        if self.mem.size_bytes() >= self.config.memtable_bytes {
+        // LevelDB switches memtables when the next write finds the arena
+        // over `write_buffer_size`: the same memtable as flushing now.
+        if self.mem.memory_bytes() > self.config.memtable_bytes {
             self.flush()?;
         }
         Ok(())
@@ -268,6 +270,7 @@ impl<D: BlockDevice> Db<D> {
         let l0 = &mut self.stats.levels[0];
         l0.compaction_write_pages += table.pages();
         l0.compactions += 1;
+        self.stats.levels[level].flush_placed_pages += table.pages();
         if level == 0 {
             self.version.levels[0].push(table);
         } else {
@@ -294,8 +297,11 @@ impl<D: BlockDevice> Db<D> {
             match choice {
                 Choice::Nothing => return Ok(()),
                 Choice::Move { level, index } => {
-                    let table = self.version.levels[level].remove(index);
+                    let mut table = self.version.levels[level].remove(index);
                     self.pointers[level] = Some(table.largest().to_vec());
+                    // LevelDB re-adds a moved file as a new one, with a
+                    // fresh seek budget.
+                    table.allowed_seeks = allowed_seeks(table.size_bytes);
                     self.version.insert_sorted(level + 1, table);
                     self.stats.levels[level + 1].moves += 1;
                 }
@@ -451,9 +457,10 @@ impl<D: BlockDevice> Db<D> {
                 ));
             }
         }
-        // A flush writes one memtable; a merge cuts its output once it
-        // reaches `sstable_bytes`: either way a table's entries pass the
-        // larger of the two by less than one entry.
+        // A flush writes one memtable; a merge cuts its output once its
+        // closed blocks reach `sstable_bytes`: either way a table's entries
+        // pass the larger of the two by less than its largest block and an
+        // entry.
         let cap_bytes = self.config.sstable_bytes.max(self.config.memtable_bytes);
         for (level, tables) in self.version.levels.iter().enumerate() {
             for t in tables {
@@ -463,10 +470,11 @@ impl<D: BlockDevice> Db<D> {
                     .flat_map(|b| &b.entries)
                     .map(Entry::size_bytes);
                 let (total, largest) = sizes.fold((0, 0), |(t, m), e| (t + e, e.max(m)));
-                if total >= cap_bytes + largest {
+                let block = t.blocks.iter().map(|b| b.size_bytes).max().unwrap_or(0);
+                if total >= cap_bytes + block + largest {
                     return Err(format!(
                         "level {level}: table {} holds {total} bytes of entries, \
-                         above {cap_bytes} by a whole entry",
+                         above {cap_bytes} by a block and an entry",
                         t.file.0
                     ));
                 }
@@ -621,9 +629,31 @@ mod tests {
     }
 
     #[test]
+    fn a_moved_table_gets_a_fresh_seek_budget() {
+        // Level targets 4, 8, 16 KiB; the flushed table lands at level 3.
+        let mut db = db(64 << 10, 4 << 10, 2, 4);
+        for i in 0..200 {
+            db.put(&key(i), value(100, 1)).unwrap();
+        }
+        db.flush().unwrap();
+        assert_eq!(tables(&db), vec![0, 0, 0, 1]);
+        // Put it back at level 2 with its seeks spent: level 2 is over its
+        // target and the table has nothing under it, so it moves.
+        let mut t = db.version.levels[3].remove(0);
+        t.allowed_seeks = 0;
+        db.version.insert_sorted(2, t);
+        db.compact().unwrap();
+        assert_eq!(tables(&db), vec![0, 0, 0, 1]);
+        let t = &db.version.levels[3][0];
+        assert_eq!(t.allowed_seeks, allowed_seeks(t.size_bytes));
+    }
+
+    #[test]
     fn unchanged_blocks_of_a_merge_are_counted() {
-        // Flushed tables move to the bottom (level 2) one by one.
-        let mut db = db(8 << 10, 128, 10, 3);
+        // Flushed tables move to the bottom (level 2) one by one. A 16 KiB
+        // memtable (4 KiB of it LevelDB's arena block for the skip list's
+        // head) makes tables of a few blocks.
+        let mut db = db(16 << 10, 128, 10, 3);
         for i in 0..2000 {
             db.put(&key(i), value(100, 1)).unwrap();
         }

@@ -5,6 +5,7 @@ use std::cmp::Reverse;
 use std::collections::BTreeMap;
 use std::ops::Bound;
 
+use super::arena::ArenaModel;
 use super::entry::{entry_bytes, Entry, Value};
 
 /// Versions since the last flush. All versions are kept, as in LevelDB, so
@@ -13,12 +14,16 @@ use super::entry::{entry_bytes, Entry, Value};
 pub struct Memtable {
     map: BTreeMap<(Vec<u8>, Reverse<u64>), Option<Value>>,
     size_bytes: u64,
+    /// The memory LevelDB's memtable would say it holds.
+    arena: ArenaModel,
 }
 
 impl Memtable {
     /// Adds one version (`None`: a tombstone).
     pub fn insert(&mut self, key: &[u8], seq: u64, value: Option<Value>) {
         self.size_bytes += entry_bytes(key.len(), value);
+        let value_bytes = value.map_or(0, |v| u64::from(v.len_bytes));
+        self.arena.add_entry(key.len() as u64, value_bytes);
         self.map.insert((key.to_vec(), Reverse(seq)), value);
     }
 
@@ -49,6 +54,12 @@ impl Memtable {
         self.size_bytes
     }
 
+    /// The memory LevelDB's memtable would hold with these versions (its
+    /// arena's blocks: [`ArenaModel`]), which is what decides a flush.
+    pub fn memory_bytes(&self) -> u64 {
+        self.arena.usage_bytes()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.map.is_empty()
     }
@@ -56,6 +67,7 @@ impl Memtable {
     /// Empties the memtable, returning its versions in internal key order.
     pub fn take_entries(&mut self) -> Vec<Entry> {
         self.size_bytes = 0;
+        self.arena = ArenaModel::default();
         std::mem::take(&mut self.map)
             .into_iter()
             .map(|((key, Reverse(seq)), value)| Entry { key, seq, value })
@@ -89,5 +101,6 @@ mod tests {
         let entries = m.take_entries();
         assert_eq!(entries.len(), 3);
         assert!(m.is_empty() && m.size_bytes() == 0);
+        assert_eq!(m.memory_bytes(), ArenaModel::default().usage_bytes());
     }
 }

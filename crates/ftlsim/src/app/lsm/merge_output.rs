@@ -89,14 +89,27 @@ impl<'a> MergeOutput<'a> {
     ) -> Result<MergeResult, SimError> {
         let mode = self.config.remap;
         if mode == RemapMode::Off {
-            for m in merged.into_iter().filter(|m| m.keep) {
-                self.add(files, m.entry, None)?;
+            for m in merged {
+                if m.keep {
+                    self.add(files, m.entry, None)?;
+                } else {
+                    // LevelDB checks the grandparent overlap at every input
+                    // key, dropped ones too.
+                    self.grandparent_cut(files, &m.entry.key)?;
+                }
             }
             return self.finish(files);
         }
         let mut udb = UdbTracker::new(self.inputs.iter().map(|b| b.entries).collect());
         for m in merged {
             if !m.keep {
+                // As without RemapCom (above), but never cutting a table
+                // while entries are held back: they precede this key.
+                if self.held.is_empty() {
+                    self.grandparent_cut(files, &m.entry.key)?;
+                } else {
+                    self.advance_grandparents(&m.entry.key);
+                }
                 udb.kv_dropped(m.tag);
                 if mode == RemapMode::Full && udb.state() == UdbState::Changed {
                     self.release_held(files)?;
@@ -214,8 +227,10 @@ impl<'a> MergeOutput<'a> {
         Ok(())
     }
 
+    /// Ends the table once the blocks it has written reach `sstable_bytes`
+    /// (LevelDB's `TableBuilder::FileSize`, which leaves out the open block).
     fn size_cut<D: BlockDevice>(&mut self, files: &mut Files<D>) -> Result<(), SimError> {
-        if self.builder.estimated_bytes() >= self.config.sstable_bytes {
+        if self.builder.written_bytes() >= self.config.sstable_bytes {
             self.finish_table(files)?;
         }
         Ok(())

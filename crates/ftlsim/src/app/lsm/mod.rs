@@ -10,22 +10,29 @@
 //! deleted files as trims, data block lookups and compaction inputs as reads.
 //!
 //! Where it follows LevelDB 1.23: the sizes and their defaults, the WAL,
-//! level-0 flushes placed as deep as level 2 when nothing overlaps, the
-//! compaction pick by size score with round-robin pointers, trivial moves,
-//! output files cut at `sstable_bytes` or at ten files' overlap two levels
+//! a memtable flushed when its arena's memory (as LevelDB counts it,
+//! [`arena`]) passes the write buffer, level-0 flushes placed as deep as
+//! level 2 when nothing overlaps, the compaction pick by size score with
+//! round-robin pointers (level 0's too), inputs grown to the tables inside
+//! the compaction's range, trivial moves, output files cut at
+//! `sstable_bytes` of closed blocks or at ten files' overlap two levels
 //! down, tombstones dropped where no deeper level holds the key, bloom
-//! filters of 10 bits per key. Where it does not: no snapshots (a merge
-//! keeps only the newest version of a key), no key prefix compression or
-//! block compression, no block cache (a get reads its data block; filters
-//! and indexes are in memory as in LevelDB's table cache), no seek-triggered
-//! compaction, and compactions run at once after a flush rather than in a
-//! background thread (so there are no write stalls to model).
-//!
-//! The modules, bottom up: [`files`] (files as extents of LPNs), [`entry`]
-//! (what a table stores), [`memtable`], [`wal`], [`bloom`], [`sstable`],
-//! [`version`] (levels of tables), [`compaction`] (what to compact, as a pure
-//! choice), [`db`] (the engine) and [`stats`].
+//! filters of 10 bits per key, seek compaction (`lsm.seek_compaction`,
+//! off by default, where LevelDB always does it). `ftlsim lsm-compare`
+//! holds its compaction bytes per level against a real LevelDB's. Where it
+//! does not: no snapshots (a merge keeps only the newest version of a key),
+//! no key prefix compression or block compression, no block cache (a get
+//! reads its data block; filters and indexes are in memory as in LevelDB's
+//! table cache), and compactions run at once after a flush rather than in
+//! a background thread (so there are no write stalls to model).
 
+//! The modules, bottom up: [`files`] (files as extents of LPNs), [`entry`]
+//! (what a table stores), [`memtable`] (and its [`arena`]), [`wal`], [`bloom`], [`sstable`],
+//! [`version`] (levels of tables), [`compaction`] (what to compact, as a pure
+//! choice), [`db`] (the engine) and [`stats`]; [`sink`], a device that keeps
+//! nothing, runs the engine alone.
+
+pub mod arena;
 pub mod bloom;
 pub mod compaction;
 pub mod config;
@@ -34,6 +41,7 @@ pub mod entry;
 pub mod files;
 pub mod memtable;
 pub mod merge_output;
+pub mod sink;
 pub mod sstable;
 pub mod stats;
 pub mod udb;
@@ -44,4 +52,5 @@ pub use config::{LsmConfig, RemapMode};
 pub use db::Db;
 pub use entry::Value;
 pub use files::{Borrowed, FileId, Files};
+pub use sink::Sink;
 pub use stats::{LevelStats, LsmStats};

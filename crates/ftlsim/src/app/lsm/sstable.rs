@@ -394,6 +394,12 @@ impl TableBuilder {
         self.pending_payload_bytes
     }
 
+    /// Bytes of the data blocks closed so far (LevelDB's
+    /// `TableBuilder::FileSize`: the open block is not in it).
+    pub fn written_bytes(&self) -> u64 {
+        self.data_bytes
+    }
+
     /// Bytes of the file so far (data blocks and the open block).
     pub fn estimated_bytes(&self) -> u64 {
         self.data_bytes + self.pending_payload_bytes

@@ -11,6 +11,10 @@ pub struct LevelStats {
     pub compaction_write_pages: u64,
     /// Merges into this level (flushes, for level 0).
     pub compactions: u64,
+    /// Pages of the memtable flushes whose table was placed at this level
+    /// (LevelDB counts a flush's bytes there; here level 0's
+    /// `compaction_write_pages` holds every flush).
+    pub flush_placed_pages: u64,
     /// Tables moved into this level without being rewritten.
     pub moves: u64,
     /// Data blocks written into this level by merges.
@@ -38,6 +42,7 @@ impl LevelStats {
             compaction_read_pages: self.compaction_read_pages - start.compaction_read_pages,
             compaction_write_pages: self.compaction_write_pages - start.compaction_write_pages,
             compactions: self.compactions - start.compactions,
+            flush_placed_pages: self.flush_placed_pages - start.flush_placed_pages,
             moves: self.moves - start.moves,
             output_blocks: self.output_blocks - start.output_blocks,
             udb_blocks: self.udb_blocks - start.udb_blocks,
