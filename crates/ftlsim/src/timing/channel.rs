@@ -25,9 +25,13 @@
 /// dropped.
 const FORGET_AT: usize = 64;
 
-/// Transfers looked at, without a branch, to find a new one's place: it
-/// passes fewer in nearly every case (about 4 at most in the timed bench).
-const WINDOW: usize = 8;
+/// Transfers looked at, without a branch, to find a new one's place. Four:
+/// counting and moving them is half the work of eight on every transfer,
+/// and the one in ten that passes all four (one in 34 passed eight) takes
+/// [`Channel::place_far`]'s binary search, about 160 instructions. Net, 43
+/// instructions less per request in the timed bench's steady state (issue
+/// 30; docs/hotpath.md, "The timed path").
+const WINDOW: usize = 4;
 
 /// The slot after the last transfer: it never collides with one placed
 /// before it, so the push-back loop stops there without a bounds test.
