@@ -109,7 +109,7 @@ fn update_rates(entries: usize, segments: usize) -> Vec<f64> {
         },
     );
     let updates = entries.max(MIN_UPDATES_PER_SEGMENT);
-    let mut rng = Wyrand(0x5EED_0F_11A1);
+    let mut rng = Wyrand(0x005E_ED0F_11A1);
     (0..segments)
         .map(|_| {
             let start = Instant::now();
