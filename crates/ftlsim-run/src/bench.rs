@@ -1,4 +1,8 @@
-//! `ftlsim bench`: simulation throughput (host page writes per second) and memory.
+//! `ftlsim bench`: simulation throughput (host page writes per second) and memory,
+//! and each case's rate as a fraction of the memory limit measured in the
+//! same run (`limit.rs`).
+
+mod limit;
 
 use std::time::Instant;
 
@@ -8,6 +12,7 @@ use ftlsim::{pipeline_allowed, RunOptions, Simulation};
 use serde::Serialize;
 
 use crate::error::{Result, RunError};
+pub use limit::{MemoryLimit, UPDATES_PER_HOST_WRITE};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchCase {
@@ -20,6 +25,10 @@ pub struct BenchCase {
     pub segments_writes_per_sec: Vec<f64>,
     pub waf: f64,
     pub state_bytes_per_physical_page: f64,
+    /// The memory limit over this case's L2P, measured right after its
+    /// segments, and `host_writes_per_sec` as a fraction of it.
+    #[serde(flatten)]
+    pub memory_limit: MemoryLimit,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -161,6 +170,10 @@ pub struct TimedBenchCase {
     /// What the simulated device did in the last segment.
     pub simulated_iops: f64,
     pub write_latency_us_p99: f64,
+    /// The memory limit over this case's L2P, and `requests_per_sec` (one
+    /// page per request) as a fraction of it.
+    #[serde(flatten)]
+    pub memory_limit: MemoryLimit,
 }
 
 /// Random 4 KiB writes through the timing model, closed loop at `queue_depth`,
@@ -177,9 +190,13 @@ fn timed_case(
         ..TimingConfig::default()
     });
     let (sim, rates) = steady_state(&cfg, segments)?;
+    let l2p_entries = sim.ssd().l2p_entries();
     let report = sim.finish()?;
     let per_cpu = (rates.top_per_cpu.len() == rates.top.len()).then(|| median(&rates.top_per_cpu));
     let rates = rates.top;
+    // After the simulation is gone: its tables and the loop's never
+    // compete for memory, and the peak RSS stays the simulation's.
+    let memory_limit = MemoryLimit::measure(l2p_entries, segments, median(&rates));
     Ok(TimedBenchCase {
         name: format!(
             "timed QD {queue_depth} uniform {blocks} blocks x 256 pages, Sf {spare_factor}"
@@ -197,6 +214,7 @@ fn timed_case(
         waf: report.window.waf.unwrap_or(0.0),
         simulated_iops: report.timing.iops.unwrap_or(0.0),
         write_latency_us_p99: report.timing.write_latency_us_p99.unwrap_or(0.0),
+        memory_limit,
     })
 }
 
@@ -449,7 +467,9 @@ fn dedup_case(quick: bool, segments: usize) -> Result<BenchCase> {
     cfg.workload.dedup_fraction = 0.3;
     let (sim, rates, _) = steady_state_rates(&cfg, segments)?;
     let bytes = sim.ssd().state_bytes_per_physical_page();
+    let l2p_entries = sim.ssd().l2p_entries();
     let report = sim.finish()?;
+    let memory_limit = MemoryLimit::measure(l2p_entries, segments, median(&rates));
     Ok(BenchCase {
         name: format!("dedup 30% coldmap {blocks} blocks x 256 pages, Sf {spare_factor}"),
         blocks,
@@ -459,6 +479,7 @@ fn dedup_case(quick: bool, segments: usize) -> Result<BenchCase> {
         segments_writes_per_sec: rates,
         waf: report.window.waf.unwrap_or(0.0),
         state_bytes_per_physical_page: bytes,
+        memory_limit,
     })
 }
 
@@ -500,7 +521,9 @@ pub fn run_bench(
         let cfg = device(blocks, 256, sf);
         let (sim, rates, _) = steady_state_rates(&cfg, segments)?;
         let bytes = sim.ssd().state_bytes_per_physical_page();
+        let l2p_entries = sim.ssd().l2p_entries();
         let report = sim.finish()?;
+        let memory_limit = MemoryLimit::measure(l2p_entries, segments, median(&rates));
         cases.push(BenchCase {
             name,
             blocks,
@@ -510,6 +533,7 @@ pub fn run_bench(
             segments_writes_per_sec: rates,
             waf: report.window.waf.unwrap_or(0.0),
             state_bytes_per_physical_page: bytes,
+            memory_limit,
         });
     }
     progress("dedup 30% coldmap, Sf 0.25");
@@ -565,7 +589,7 @@ pub fn render_timed(cases: &[TimedBenchCase]) -> String {
     let mut s = String::new();
     for c in cases {
         s += &format!(
-            "{:<52} {:>6.2} M requests/s, {:.2} M per CPU-s (medians of {}{}), WAF {:.3}, simulated {:.0} IOPS, write p99 {:.0} us\n",
+            "{:<52} {:>6.2} M requests/s, {:.2} M per CPU-s (medians of {}{}), WAF {:.3}, simulated {:.0} IOPS, write p99 {:.0} us, {}\n",
             c.name,
             c.requests_per_sec / 1e6,
             c.requests_per_cpu_sec.unwrap_or(0.0) / 1e6,
@@ -573,24 +597,39 @@ pub fn render_timed(cases: &[TimedBenchCase]) -> String {
             if c.pipelined { "; timer on its own thread" } else { "" },
             c.waf,
             c.simulated_iops,
-            c.write_latency_us_p99
+            c.write_latency_us_p99,
+            render_limit(&c.memory_limit)
         );
     }
+    s += &limit::formula();
     s
+}
+
+/// A case's fraction of its memory limit, and the limit.
+fn render_limit(l: &MemoryLimit) -> String {
+    format!(
+        "{:.2} of the memory limit ({:.1} M updates/s / {UPDATES_PER_HOST_WRITE} = {:.1} M host writes/s, {:.0} MiB table)",
+        l.fraction_of_limit,
+        l.memory_limit_updates_per_sec / 1e6,
+        l.memory_limit_host_writes_per_sec / 1e6,
+        l.memory_limit_table_bytes as f64 / (1024.0 * 1024.0)
+    )
 }
 
 pub fn render(r: &BenchReport) -> String {
     let mut s = String::new();
     for c in &r.cases {
         s += &format!(
-            "{:<52} {:>6.2} M host writes/s (median of {}), WAF {:.3}, {:.2} B/physical page\n",
+            "{:<52} {:>6.2} M host writes/s (median of {}), WAF {:.3}, {:.2} B/physical page, {}\n",
             c.name,
             c.host_writes_per_sec / 1e6,
             c.segments_writes_per_sec.len(),
             c.waf,
-            c.state_bytes_per_physical_page
+            c.state_bytes_per_physical_page,
+            render_limit(&c.memory_limit)
         );
     }
+    // The formula line comes after the timed cases.
     s += &render_timed(&r.timed_cases);
     s += &format!(
         "{:<52} {:>6.2} M requests/s (median of {})\n",

@@ -320,6 +320,13 @@ impl Ssd {
         self.logical_pages
     }
 
+    /// Entries in the L2P table (the logical pages, and the translation
+    /// pages of the DFTL mapping cache), each a [`MapEntry`]: the size of
+    /// the table `ftlsim bench`'s memory-limit loop updates at random.
+    pub fn l2p_entries(&self) -> usize {
+        self.l2p.len()
+    }
+
     /// Logical time: host page writes so far.
     pub fn now(&self) -> u64 {
         self.now_pages

@@ -40,6 +40,22 @@ impl Ssd {
         self.ops.as_ref().map_or(0, Vec::len)
     }
 
+    /// The operations recorded since the log was last taken or cleared,
+    /// read in place (the timer on the loop's thread schedules them
+    /// straight from here: no vector changes hands per request).
+    #[inline]
+    pub fn logged(&self) -> &[FlashOp] {
+        self.ops.as_deref().unwrap_or(&[])
+    }
+
+    /// Forgets the operations recorded (after [`Ssd::logged`] was read).
+    #[inline]
+    pub fn clear_ops(&mut self) {
+        if let Some(ops) = &mut self.ops {
+            ops.clear();
+        }
+    }
+
     /// Moves the operations recorded since the last call into `out` (cleared first).
     pub fn take_ops(&mut self, out: &mut Vec<FlashOp>) {
         out.clear();

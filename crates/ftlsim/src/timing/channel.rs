@@ -25,9 +25,13 @@
 /// dropped.
 const FORGET_AT: usize = 64;
 
-/// Transfers looked at, without a branch, to find a new one's place: it
-/// passes fewer in nearly every case (about 4 at most in the timed bench).
-const WINDOW: usize = 8;
+/// Transfers looked at, without a branch, to find a new one's place. Four:
+/// counting and moving them is half the work of eight on every transfer.
+/// The one in ten that passes all four looks at the four below them the
+/// same way ([`Channel::place_beyond`]), and only the one in 34 that
+/// passes those too takes [`Channel::place_far`]'s binary search, about
+/// 160 instructions (issue 30; docs/hotpath.md, "The timed path").
+const WINDOW: usize = 4;
 
 /// The slot after the last transfer: it never collides with one placed
 /// before it, so the push-back loop stops there without a bounds test.
@@ -185,12 +189,9 @@ impl Channel {
         let window: &[(u64, u64); WINDOW] = self.table[live_end - WINDOW..live_end]
             .try_into()
             .expect("WINDOW slots before the end of the live transfers");
-        let passed: usize = window
-            .iter()
-            .map(|t| (ready_at.wrapping_sub(t.0) >> 63) as usize)
-            .sum();
+        let passed = passed_in(window, ready_at);
         if passed == WINDOW {
-            return self.place_far(ready_at, len_ns);
+            return self.place_beyond(ready_at, len_ns);
         }
         // The window, then `STOP`, then the spare slots the move writes into.
         let tail: &mut [(u64, u64); TAIL] = (&mut self.table
@@ -220,7 +221,47 @@ impl Channel {
     }
 
     /// [`Channel::place`] for a transfer that passes every transfer in the
-    /// window (rare): its place among the live transfers by binary search,
+    /// window (about one in ten): the `WINDOW` transfers below them are
+    /// counted the same way, and the new one goes in by a fixed-size move
+    /// twice as long. Only one that passes those too (about one in 34)
+    /// takes [`Channel::place_far`]'s binary search and `memmove`, which
+    /// cost about three times as much.
+    #[inline(never)]
+    fn place_beyond(&mut self, ready_at: u64, len_ns: u64) -> u64 {
+        // The window held `WINDOW` transfers (a sentinel is never passed),
+        // so the `WINDOW` slots below it exist: transfers or sentinels.
+        debug_assert!(self.len >= WINDOW);
+        let live_end = WINDOW + self.len;
+        let below: &[(u64, u64); WINDOW] = self.table[live_end - 2 * WINDOW..live_end - WINDOW]
+            .try_into()
+            .expect("WINDOW slots below the window");
+        let passed = passed_in(below, ready_at);
+        if passed == WINDOW {
+            return self.place_far(ready_at, len_ns);
+        }
+        // Both windows, then `STOP`, then the spare slots (as in `place`).
+        let view: &mut [(u64, u64); BEYOND] = (&mut self.table
+            [live_end - 2 * WINDOW..live_end + TAIL - WINDOW])
+            .try_into()
+            .expect("BEYOND slots from 2 WINDOW before the end of the live transfers");
+        debug_assert_eq!(view[2 * WINDOW], STOP);
+        // `1 <= at <= WINDOW`; the move of `2 WINDOW` slots takes the
+        // passed transfers of both windows and `STOP` up one place.
+        let at = WINDOW - passed;
+        let start = ready_at.max(view[at - 1].1.wrapping_add(len_ns));
+        let next_start = view[at].1;
+        view.copy_within(at..at + 2 * WINDOW, at + 1);
+        self.len += 1;
+        view[at] = (ready_at, start);
+        if start + len_ns > next_start {
+            self.late_shift_ns += push_back(&mut view[at + 1..], start + len_ns, len_ns);
+        }
+        self.account(start - ready_at);
+        start + len_ns
+    }
+
+    /// [`Channel::place`] for a transfer that passes every transfer in both
+    /// windows (rare): its place among the live transfers by binary search,
     /// below those `WINDOW`, and those it passes moved up one place.
     #[cold]
     #[inline(never)]
@@ -247,6 +288,21 @@ impl Channel {
 /// Slots [`Channel::place`] looks at: the last `WINDOW` transfers, `STOP`,
 /// and the `WINDOW` the fixed-size move may write past the last transfer.
 const TAIL: usize = 2 * WINDOW + 1;
+
+/// Slots [`Channel::place_beyond`] looks at: the last `2 WINDOW`
+/// transfers, `STOP`, and the same `WINDOW` spare slots as [`TAIL`].
+const BEYOND: usize = 3 * WINDOW + 1;
+
+/// How many of `window`'s transfers are ready after `ready_at`: the sign
+/// bits of `ready_at - ready`, summed without a branch (times stay below
+/// 2^63 ns; a sentinel, ready at 0, is never counted).
+#[inline(always)]
+fn passed_in(window: &[(u64, u64); WINDOW], ready_at: u64) -> usize {
+    window
+        .iter()
+        .map(|t| (ready_at.wrapping_sub(t.0) >> 63) as usize)
+        .sum()
+}
 
 /// Pushes the transfers from `t[0]` on back so that none starts before the
 /// one before it ends (the first: before `prev_end`); `STOP` ends the loop.

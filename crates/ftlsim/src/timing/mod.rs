@@ -369,10 +369,8 @@ impl Timer {
     /// replay is kept consistent and nothing is recorded.
     #[inline(always)]
     pub fn finish(&mut self, ssd: &mut Ssd, ticket: Ticket, failed: bool) -> Completion {
-        ssd.take_ops(&mut self.ops);
-        let ops = std::mem::take(&mut self.ops);
-        let completion = self.finish_with(ticket, &ops, failed);
-        self.ops = ops;
+        let completion = self.finish_with(ticket, ssd.logged(), failed);
+        ssd.clear_ops();
         completion
     }
 

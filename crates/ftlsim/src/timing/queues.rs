@@ -20,30 +20,44 @@ pub const QUEUE_LENGTH_CAP: usize = 64;
 /// that GC's alternating reads and programs are both sampled.
 const QUEUE_SAMPLE_EVERY: u64 = 7;
 
-/// The end times of a LUN's last `QUEUE_LENGTH_CAP` operations, by
-/// sequence number (a ring). A LUN's operations end in the order they are
-/// scheduled, so the ones not yet finished are always the newest: counting
-/// them passes only those that ended since the last count, and scheduling
-/// one is a single store. Of more than `QUEUE_LENGTH_CAP` unfinished, only
-/// the newest `QUEUE_LENGTH_CAP` are counted; the count is exact again as
-/// soon as fewer are left.
-type EndRing = [u64; QUEUE_LENGTH_CAP];
-
-/// A LUN's operations scheduled, and the sequence number of the oldest not
-/// known to have ended.
-#[derive(Debug, Clone, Copy, Default)]
-struct Sequence {
+/// One LUN's queue state, kept together so that noting an operation finds
+/// it behind one index (issue 30: the ring, the sequence numbers and the
+/// counters in three vectors cost three bounds checks and three base
+/// addresses per operation).
+///
+/// `ends` holds the end times of the LUN's last `QUEUE_LENGTH_CAP`
+/// operations, by sequence number (a ring). A LUN's operations end in the
+/// order they are scheduled, so the ones not yet finished are always the
+/// newest: counting them passes only those that ended since the last
+/// count, and scheduling one is a single store. Of more than
+/// `QUEUE_LENGTH_CAP` unfinished, only the newest `QUEUE_LENGTH_CAP` are
+/// counted; the count is exact again as soon as fewer are left.
+#[derive(Debug, Clone)]
+struct LunQueue {
+    /// Operations scheduled, and the sequence number of the oldest not
+    /// known to have ended.
     pushed: u64,
     ended: u64,
+    ends: [u64; QUEUE_LENGTH_CAP],
+    /// Entry `n` counts the sampled operations that found `n` others at
+    /// the LUN.
+    counts: [u64; QUEUE_LENGTH_CAP + 1],
+}
+
+impl Default for LunQueue {
+    fn default() -> Self {
+        Self {
+            pushed: 0,
+            ended: 0,
+            ends: [0; QUEUE_LENGTH_CAP],
+            counts: [0; QUEUE_LENGTH_CAP + 1],
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
 pub struct QueueSampler {
-    rings: Vec<EndRing>,
-    sequences: Vec<Sequence>,
-    /// Per LUN, `QUEUE_LENGTH_CAP + 1` counters: entry `n` counts the
-    /// sampled operations that found `n` others at the LUN.
-    counts: Vec<u64>,
+    luns: Vec<LunQueue>,
     /// LUN operations left until the next one sampled.
     ops_to_sample: u64,
 }
@@ -51,17 +65,13 @@ pub struct QueueSampler {
 impl QueueSampler {
     pub fn new(luns: u32) -> Self {
         Self {
-            rings: vec![[0; QUEUE_LENGTH_CAP]; luns as usize],
-            sequences: vec![Sequence::default(); luns as usize],
-            counts: vec![0; luns as usize * (QUEUE_LENGTH_CAP + 1)],
+            luns: vec![LunQueue::default(); luns as usize],
             ops_to_sample: QUEUE_SAMPLE_EVERY,
         }
     }
 
     pub fn reset(&mut self) {
-        self.rings.fill([0; QUEUE_LENGTH_CAP]);
-        self.sequences.fill(Sequence::default());
-        self.counts.fill(0);
+        self.luns.fill(LunQueue::default());
         self.ops_to_sample = QUEUE_SAMPLE_EVERY;
     }
 
@@ -71,45 +81,38 @@ impl QueueSampler {
     /// the rest of scheduling it.
     #[inline(always)]
     pub fn note(&mut self, lun: usize, now: u64, end: u64) {
+        let q = &mut self.luns[lun];
         self.ops_to_sample -= 1;
         if self.ops_to_sample == 0 {
-            self.sample(lun, now);
+            self.ops_to_sample = QUEUE_SAMPLE_EVERY;
+            let found = left_after(q, now);
+            q.counts[found] += 1;
         }
-        let s = &mut self.sequences[lun];
-        let slot = (s.pushed % QUEUE_LENGTH_CAP as u64) as usize;
-        s.pushed += 1;
-        self.rings[lun][slot] = end;
-    }
-
-    #[inline(always)]
-    fn sample(&mut self, lun: usize, now: u64) {
-        self.ops_to_sample = QUEUE_SAMPLE_EVERY;
-        let found = left_after(&mut self.sequences[lun], &self.rings[lun], now);
-        self.counts[lun * (QUEUE_LENGTH_CAP + 1) + found] += 1;
+        q.ends[(q.pushed % QUEUE_LENGTH_CAP as u64) as usize] = end;
+        q.pushed += 1;
     }
 
     /// How many sampled operations found each queue length at `lun`: entry
     /// `n` counts those that found `n`, the last those that found
     /// `QUEUE_LENGTH_CAP` or more.
     pub fn counts(&self, lun: u32) -> &[u64] {
-        let n = QUEUE_LENGTH_CAP + 1;
-        &self.counts[lun as usize * n..(lun as usize + 1) * n]
+        &self.luns[lun as usize].counts
     }
 }
 
-/// Marks the operations ended by `now` (of those kept in `ring`); returns
-/// how many of those kept are left. A forward scan, not a binary search: it
-/// passes about one operation per call and its exit is the only branch it
-/// mispredicts.
+/// Marks the operations ended by `now` (of those kept in the ring); returns
+/// how many of those kept are left (at most `QUEUE_LENGTH_CAP`). A forward
+/// scan, not a binary search: it passes about one operation per call and
+/// its exit is the only branch it mispredicts.
 #[inline(always)]
-fn left_after(s: &mut Sequence, ring: &EndRing, now: u64) -> usize {
+fn left_after(q: &mut LunQueue, now: u64) -> usize {
     let cap = QUEUE_LENGTH_CAP as u64;
-    let mut first = s.ended.max(s.pushed.saturating_sub(cap));
-    while first < s.pushed && ring[(first % cap) as usize] <= now {
+    let mut first = q.ended.max(q.pushed.saturating_sub(cap));
+    while first < q.pushed && q.ends[(first % cap) as usize] <= now {
         first += 1;
     }
-    s.ended = first;
-    (s.pushed - first) as usize
+    q.ended = first;
+    (q.pushed - first) as usize
 }
 
 /// What the engine logs instead of sampling: per request scheduled, the

@@ -85,7 +85,7 @@ impl Replay {
     /// slot is free (`arrival_at` is ignored). Open loop: at `arrival_at`, or
     /// later if the queue is full then; an arrival earlier than the previous
     /// issue (an unsorted trace) is issued at the previous issue time.
-    #[inline]
+    #[inline(always)]
     pub fn issue_at(&mut self, arrival_at: u64) -> u64 {
         debug_assert!(!self.reuse_top, "issue_at called twice without complete");
         let issue = match self.mode {
@@ -119,7 +119,7 @@ impl Replay {
     }
 
     /// Records the completion time of the request just issued.
-    #[inline]
+    #[inline(always)]
     pub fn complete(&mut self, done_at: u64) {
         debug_assert!(done_at >= self.last_issue_at);
         if self.reuse_top {

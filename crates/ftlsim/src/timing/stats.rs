@@ -230,7 +230,7 @@ impl TimingStats {
 
     /// Records a completed request. Returns true when a series window is full
     /// (the caller then calls `close_window`).
-    #[inline]
+    #[inline(always)]
     pub fn record(&mut self, op: Op, pages: u32, arrival_at: u64, done_at: u64) -> bool {
         let latency_ns = done_at - arrival_at;
         self.last_arrival_at = self.last_arrival_at.max(arrival_at);
