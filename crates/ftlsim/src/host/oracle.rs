@@ -22,17 +22,13 @@
 //! lifetimes), plus, in the pre-pass, 8 bytes per page written or trimmed
 //! (the record) and 8 bytes per logical page (the next death of each).
 
-use std::sync::Arc;
-
 use super::layer::{pass_down, HostLayer};
 use super::LowerSpace;
 pub use crate::config::host::oracle::OracleConfig;
 use crate::error::SimError;
+pub use crate::future::{Lifetimes, NEVER};
 use crate::metrics::{AssignerStats, LayerStats};
 use crate::request::{BlockDevice, Completion, Op, Request};
-
-/// A page that is never written or trimmed again.
-pub const NEVER: u32 = u32::MAX;
 
 /// A trim in the pre-pass record (the rest of the word is its page).
 const TRIM: u64 = 1 << 63;
@@ -56,10 +52,6 @@ impl Record {
         &self.0
     }
 }
-
-/// Each page write's remaining lifetime, in the order the oracle will see
-/// the writes: what the real run's oracle is built with.
-pub type Lifetimes = Arc<Vec<u32>>;
 
 /// The remaining lifetime of each page write of `record` (in page writes,
 /// saturating at `NEVER - 1`; `NEVER` if the page is not overwritten or

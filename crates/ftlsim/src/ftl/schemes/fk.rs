@@ -12,7 +12,7 @@
 
 use super::{ClassScheme, GcWrite, SchemeSpace, UserWrite};
 use crate::config::PlacementSchemeConfig;
-use crate::host::oracle::{Lifetimes, NEVER};
+use crate::future::{Lifetimes, NEVER};
 
 #[derive(Debug, Clone)]
 pub(crate) struct Fk {

@@ -11,7 +11,7 @@
 
 use crate::config::PlacementSchemeConfig;
 use crate::flash::Lpn;
-use crate::host::oracle::Lifetimes;
+use crate::future::Lifetimes;
 
 /// The space a scheme works over.
 #[derive(Debug, Clone, Copy)]
