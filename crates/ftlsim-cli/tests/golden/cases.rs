@@ -14,6 +14,7 @@ pub fn runs(traces: &Generated) -> Vec<Case> {
     let mut cases = Vec::new();
     cases.extend(plain());
     cases.extend(streams_and_fdp());
+    cases.extend(placement());
     cases.extend(logs());
     cases.extend(dedup());
     cases.extend(timing());
@@ -159,6 +160,35 @@ fn streams_and_fdp() -> Vec<Case> {
             ]],
         ),
     ]
+}
+
+/// placement/sepbit.toml at 256 blocks of 64 pages, each scheme; and
+/// SepBIT's synthetic workload.
+fn placement() -> Vec<Case> {
+    let example = "examples/placement/sepbit.toml";
+    let small: &[&str] = &["device.blocks=256", "device.pages_per_block=64"];
+    let mut cases: Vec<Case> = ["nosep", "sepgc", "dac", "sepbit", "fk"]
+        .iter()
+        .map(|scheme| {
+            let set = format!("ftl.placement_scheme.type=\"{scheme}\"");
+            run(
+                &format!("placement-{scheme}"),
+                example,
+                &[small, &[set.as_str()]],
+            )
+        })
+        .collect();
+    cases.push(run(
+        "sepbit-synthetic",
+        "examples/sepbit-synthetic.toml",
+        &[&[
+            "device.blocks=256",
+            "device.pages_per_block=64",
+            "workload.working_set_bytes=33554432",
+            "workload.hot_shift_bytes=4194304",
+        ]],
+    ));
+    cases
 }
 
 const LOG: &str = "examples/log.toml";
