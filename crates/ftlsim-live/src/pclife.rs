@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use crate::error::{Result, StepContext};
+use ftlsim_trace::stats::MAX_DATA_REQUEST_PAGES;
 use ftlsim_trace::{ReaderOptions, TraceOp, TraceRecord};
 use serde::Serialize;
 
@@ -53,8 +54,24 @@ pub fn pc_lifetimes(path: &Path, page_bytes: u64) -> Result<Vec<PcLifetimes>> {
     let mut pages: BTreeMap<Option<u64>, u64> = BTreeMap::new();
     let mut clock = 0u64;
     while reader.next_record(&mut rec)? {
-        let first = rec.offset_bytes / page_bytes;
-        let end = (rec.offset_bytes + rec.length_bytes).div_ceil(page_bytes);
+        let (first, span_pages) = rec.page_span(page_bytes);
+        // Writes and trims are walked page by page: a request longer than
+        // any block layer issues (readers accept up to 1 TiB) would be a
+        // walk of hundreds of millions of pages, and as many map entries.
+        if matches!(rec.op, TraceOp::Write | TraceOp::Trim) && span_pages > MAX_DATA_REQUEST_PAGES {
+            let error = ftlsim_trace::LineError::Other(format!(
+                "a {} of {} bytes ({span_pages} pages): trace pcs walks at most {MAX_DATA_REQUEST_PAGES} pages per write or trim",
+                if rec.op == TraceOp::Write { "write" } else { "trim" },
+                rec.length_bytes
+            ));
+            return Err(ftlsim_trace::TraceError::Line {
+                file: reader.name().to_string(),
+                line: reader.position(),
+                error,
+            }
+            .into());
+        }
+        let end = first + span_pages;
         match rec.op {
             TraceOp::Write => {
                 for lpn in first..end {

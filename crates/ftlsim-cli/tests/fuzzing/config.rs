@@ -87,6 +87,18 @@ pub const KEYS: &[(&str, Kind, &[&str])] = &[
         Uint(64),
         &["0", "16", "100", "1000"],
     ),
+    (
+        "ftl.placement_scheme.type",
+        Enum(&["nosep", "sepgc", "dac", "sepbit", "fk"]),
+        &[],
+    ),
+    ("ftl.placement_scheme.classes", Uint(16), &["1", "2", "6"]),
+    (
+        "ftl.placement_scheme.lifespan_window_segments",
+        Uint(32),
+        &["1", "2", "16"],
+    ),
+    ("ftl.placement_scheme.gc_age_base", Float, &["2.0", "4.0"]),
     ("workload.type", Enum(WORKLOADS), &[]),
     (
         "workload.writes",
@@ -323,6 +335,7 @@ pub const BASES: &[(&str, &str)] = &[
     ("apps", "[device]\npages_per_block = 16\nblocks = 256\nspare_factor = 0.1\npe_cycle_limit = 0\n[ftl]\nstreams = 9\n[workload]\ntype = \"mix\"\nmix = [\"rocksdb\", \"gcc\"]\nwarmup = \"0.5x\"\nwrites = \"0.5x\"\n[[host.layers]]\ntype = \"pcstream\"\n"),
     ("dedup", "[device]\npages_per_block = 16\nblocks = 64\nspare_factor = 0.1\npe_cycle_limit = 0\n[ftl]\ndedup = true\nplacement = \"coldmap\"\ncoldmap_threshold = 2\n[workload]\ntype = \"zipf\"\nzipf_theta = 0.99\ndedup_fraction = 0.3\ndedup_working_set = 100\nwarmup = \"0.5x\"\nwrites = \"1x\"\n"),
     ("zoned", "[device]\npages_per_block = 16\nblocks = 64\nzoned = true\nzone_blocks = 1\n[workload]\ntype = \"uniform\"\nwarmup = \"0.5x\"\nwrites = \"1x\"\n[[host.layers]]\ntype = \"log\"\ncapacity_ratio = 0.8\nsegment_pages = 16\n"),
+    ("placement", "[device]\npages_per_block = 16\nblocks = 128\nspare_factor = 0.1\npe_cycle_limit = 0\n[ftl.placement_scheme]\ntype = \"sepbit\"\nlifespan_window_segments = 2\n[workload]\ntype = \"zipf\"\nwarmup = \"0.5x\"\nwrites = \"1x\"\n"),
     ("trace", "[device]\npages_per_block = 16\nblocks = 64\nspare_factor = 0.1\n[workload]\ntype = \"trace\"\nprecondition = \"none\"\n[workload.trace]\npath = \"{trace}\"\ncompact = true\nrepeat = 2\n"),
 ];
 
