@@ -251,7 +251,7 @@ impl Ssd {
             l2p: crate::mem::filled_vec((logical_pages + translation_pages) as usize, UNMAPPED),
             oob_lpn: crate::mem::filled_vec(physical, Lpn::NONE),
             valid_bits: vec![0; physical.div_ceil(64)],
-            content: (options.track_content || plan.keeps_content)
+            content: (options.track_content || plan.keeps_content())
                 .then(|| crate::mem::filled_vec(physical, 0)),
             blocks,
             pool,

@@ -42,11 +42,8 @@ use crate::error::ConfigError;
 /// A config that passed every check, in typed parts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
-    /// Conventional, zoned or FDP, with the mode's keys.
-    pub device: DeviceMode,
-    /// Where host writes and GC copies go, and the frontier count.
-    pub placement: PlacementPlan,
-    /// What the SSD is built from (mode and placement included).
+    /// What the SSD is built from: the device mode (conventional, zoned,
+    /// FDP), the placement and the frontier count among it.
     pub ssd: SsdPlan,
     /// What the host stack is built from.
     pub host: HostPlan,
@@ -82,11 +79,8 @@ impl Plan {
         }
         victims::check_bounds(cfg)?;
         cfg.validate_bounds()?;
-        let device = DeviceMode::of(cfg);
         Ok(Self {
-            device,
-            placement,
-            ssd: SsdPlan::of(cfg, device, placement)?,
+            ssd: SsdPlan::of(cfg, DeviceMode::of(cfg), placement)?,
             host: HostPlan {
                 layers: cfg.host.clone(),
                 device_space: cfg.device_space(),

@@ -32,8 +32,6 @@ pub struct SsdPlan {
     pub mapping_cache: Option<MappingCachePlan>,
     /// Power-loss tracking (`ftl.write_buffer_pages` or checkpoints).
     pub durability: Option<DurabilityPlan>,
-    /// Dedup keeps fingerprints whether or not the run asks for content.
-    pub keeps_content: bool,
     /// The run's seed: GC's random choices draw from a stream of it.
     pub seed: u64,
 }
@@ -88,6 +86,12 @@ pub struct DurabilityPlan {
 }
 
 impl SsdPlan {
+    /// Dedup keys pages by content, so it keeps fingerprints whether or
+    /// not the run asks for content.
+    pub fn keeps_content(&self) -> bool {
+        self.sharing.is_some_and(|s| s.dedup)
+    }
+
     /// The SSD's part of a checked config (`Plan::from_config` ran).
     pub(super) fn of(
         cfg: &Config,
@@ -124,7 +128,6 @@ impl SsdPlan {
             }),
             mapping_cache,
             durability: f.power_loss_tracking().then(|| DurabilityPlan::of(cfg)),
-            keeps_content: f.dedup,
             seed: cfg.workload.seed,
         })
     }
@@ -176,7 +179,7 @@ mod tests {
         let p = plan(|c| c.device.pe_cycle_limit = 0);
         assert_eq!(p.mode, DeviceMode::Conventional);
         assert!(p.sharing.is_none() && p.mapping_cache.is_none() && p.durability.is_none());
-        assert!(!p.keeps_content);
+        assert!(!p.keeps_content());
         assert_eq!(p.gc.floor, 0);
     }
 
@@ -188,7 +191,7 @@ mod tests {
             verify_content: false,
         };
         assert_eq!(p.sharing, Some(sharing));
-        assert!(p.keeps_content);
+        assert!(p.keeps_content());
         let cache = plan(|c| c.ftl.mapping_cache_entries = 100).mapping_cache;
         let per_page = 4096 / 4;
         assert_eq!(
