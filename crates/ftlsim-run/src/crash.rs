@@ -12,7 +12,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use ftlsim::config::{Config, WorkloadType, DEFAULT_WRITES};
+use ftlsim::config::{Config, DEFAULT_WRITES};
 use ftlsim::ftl::durability::BrokenRecovery;
 use ftlsim::plan::Plan;
 use ftlsim::workload::Generator;
@@ -224,20 +224,7 @@ fn refuse_unmodelled(cfg: &Config, opts: &CrashOptions) -> Result<()> {
     }
     // The sweep drives pages through the block-level generator; application
     // models and traces have request streams of their own it does not replay.
-    match cfg.workload.kind {
-        WorkloadType::Uniform
-        | WorkloadType::HotCold
-        | WorkloadType::Zipf
-        | WorkloadType::Sequential
-        | WorkloadType::Tables
-        | WorkloadType::SepbitSynthetic => {}
-        other => {
-            return Err(RunError::Input(format!(
-                "config key `workload.type`: crash-test drives a block-level synthetic workload (uniform, hot-cold, zipf, sequential, tables or sepbit-synthetic), not {}",
-                serde_json::to_string(&other)?
-            )))
-        }
-    }
+    crate::synth::require_block_workload(cfg, "crash-test drives")?;
     check_crash_memory(cfg)
 }
 

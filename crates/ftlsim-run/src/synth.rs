@@ -35,22 +35,27 @@ pub struct Synthesized {
 
 /// Writes the synthetic workload of `cfg` (validated) to `output`, renamed
 /// into place when complete.
-pub fn synth(cfg: &Config, output: &Path) -> Result<Synthesized> {
-    let w = &cfg.workload;
-    match w.kind {
+/// Refuses a workload that is not a block-level synthetic one (application
+/// models, YCSB and traces have request streams of their own); `doing` says
+/// what the command does with it ("trace synth writes").
+pub(crate) fn require_block_workload(cfg: &Config, doing: &str) -> Result<()> {
+    match cfg.workload.kind {
         WorkloadType::Uniform
         | WorkloadType::HotCold
         | WorkloadType::Zipf
         | WorkloadType::Sequential
         | WorkloadType::Tables
-        | WorkloadType::SepbitSynthetic => {}
-        other => {
-            return Err(RunError::Input(format!(
-                "config key `workload.type`: trace synth writes a block-level synthetic workload (uniform, hot-cold, zipf, sequential, tables or sepbit-synthetic), not {}",
-                serde_json::to_string(&other)?
-            )))
-        }
+        | WorkloadType::SepbitSynthetic => Ok(()),
+        other => Err(RunError::Input(format!(
+            "config key `workload.type`: {doing} a block-level synthetic workload (uniform, hot-cold, zipf, sequential, tables or sepbit-synthetic), not {}",
+            serde_json::to_string(&other)?
+        ))),
     }
+}
+
+pub fn synth(cfg: &Config, output: &Path) -> Result<Synthesized> {
+    let w = &cfg.workload;
+    require_block_workload(cfg, "trace synth writes")?;
     let logical = cfg.host_pages();
     let warmup_pages = cfg.warmup_pages();
     let writes = match (w.writes, w.requests) {
