@@ -146,7 +146,8 @@ enum Command {
         segments: usize,
         /// Run one group of cases only (`assigners`: the gcc model without a
         /// layer, with autostream, with pcstream; `timed`: the timing model's
-        /// closed-loop cases, JSON `{"timed_cases": [...]}`).
+        /// closed-loop cases, JSON `{"timed_cases": [...]}`; `plain`: the two
+        /// untimed uniform cases, JSON `{"cases": [...]}`).
         #[arg(long, value_enum)]
         only: Option<BenchOnly>,
         #[arg(long)]
@@ -159,6 +160,7 @@ enum Command {
 enum BenchOnly {
     Assigners,
     Timed,
+    Plain,
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -360,6 +362,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     println!("{}", serde_json::json!({ "timed_cases": cases }));
                 } else {
                     print!("{}", ftlsim_run::bench::render_timed(&cases));
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            if only == Some(BenchOnly::Plain) {
+                let cases = ftlsim_run::bench::plain_cases(quick, segments, &mut |name| {
+                    eprintln!("bench: {name}")
+                })?;
+                if json {
+                    println!("{}", serde_json::json!({ "cases": cases }));
+                } else {
+                    print!("{}", ftlsim_run::bench::render_plain(&cases));
                 }
                 return Ok(ExitCode::SUCCESS);
             }

@@ -514,28 +514,7 @@ pub fn run_bench(
     // A median of nothing: refuse rather than quietly time one segment.
     check_segments(segments)?;
     let blocks = if quick { 4096 } else { 65_536 };
-    let mut cases = Vec::new();
-    for sf in [0.28, 0.07] {
-        let name = format!("uniform greedy {blocks} blocks x 256 pages, Sf {sf}");
-        progress(&name);
-        let cfg = device(blocks, 256, sf);
-        let (sim, rates, _) = steady_state_rates(&cfg, segments)?;
-        let bytes = sim.ssd().state_bytes_per_physical_page();
-        let l2p_entries = sim.ssd().l2p_entries();
-        let report = sim.finish()?;
-        let memory_limit = MemoryLimit::measure(l2p_entries, segments, median(&rates));
-        cases.push(BenchCase {
-            name,
-            blocks,
-            pages_per_block: 256,
-            spare_factor: sf,
-            host_writes_per_sec: median(&rates),
-            segments_writes_per_sec: rates,
-            waf: report.window.waf.unwrap_or(0.0),
-            state_bytes_per_physical_page: bytes,
-            memory_limit,
-        });
-    }
+    let mut cases = plain_cases(quick, segments, progress)?;
     progress("dedup 30% coldmap, Sf 0.25");
     let dedup = dedup_case(quick, segments)?;
     let dedup_host_writes_per_sec = dedup.host_writes_per_sec;
@@ -564,6 +543,40 @@ pub fn run_bench(
         bytes_per_physical_page: cases[0].state_bytes_per_physical_page,
         cases,
     })
+}
+
+/// The two untimed uniform cases alone (`ftlsim bench --only plain`): the
+/// write path and GC, Sf 0.28 and 0.07, each with its memory limit.
+pub fn plain_cases(
+    quick: bool,
+    segments: usize,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<BenchCase>> {
+    check_segments(segments)?;
+    let blocks = if quick { 4096 } else { 65_536 };
+    let mut cases = Vec::new();
+    for sf in [0.28, 0.07] {
+        let name = format!("uniform greedy {blocks} blocks x 256 pages, Sf {sf}");
+        progress(&name);
+        let cfg = device(blocks, 256, sf);
+        let (sim, rates, _) = steady_state_rates(&cfg, segments)?;
+        let bytes = sim.ssd().state_bytes_per_physical_page();
+        let l2p_entries = sim.ssd().l2p_entries();
+        let report = sim.finish()?;
+        let memory_limit = MemoryLimit::measure(l2p_entries, segments, median(&rates));
+        cases.push(BenchCase {
+            name,
+            blocks,
+            pages_per_block: 256,
+            spare_factor: sf,
+            host_writes_per_sec: median(&rates),
+            segments_writes_per_sec: rates,
+            waf: report.window.waf.unwrap_or(0.0),
+            state_bytes_per_physical_page: bytes,
+            memory_limit,
+        });
+    }
+    Ok(cases)
 }
 
 /// The timed cases alone (`ftlsim bench --only timed`): the timing model's
@@ -616,9 +629,10 @@ fn render_limit(l: &MemoryLimit) -> String {
     )
 }
 
-pub fn render(r: &BenchReport) -> String {
+/// The untimed cases, one line each (without the formula line).
+fn render_cases(cases: &[BenchCase]) -> String {
     let mut s = String::new();
-    for c in &r.cases {
+    for c in cases {
         s += &format!(
             "{:<52} {:>6.2} M host writes/s (median of {}), WAF {:.3}, {:.2} B/physical page, {}\n",
             c.name,
@@ -629,6 +643,16 @@ pub fn render(r: &BenchReport) -> String {
             render_limit(&c.memory_limit)
         );
     }
+    s
+}
+
+/// `ftlsim bench --only plain`.
+pub fn render_plain(cases: &[BenchCase]) -> String {
+    render_cases(cases) + &limit::formula()
+}
+
+pub fn render(r: &BenchReport) -> String {
+    let mut s = render_cases(&r.cases);
     // The formula line comes after the timed cases.
     s += &render_timed(&r.timed_cases);
     s += &format!(
