@@ -462,11 +462,14 @@ impl Ssd {
     /// if there is one (a duplicate will join its reverse-map list).
     #[inline(always)]
     pub fn prefetch_mapped(&self, lpn: u64, content: u64) {
-        // Every mode: the valid bit and block counters an overwrite updates.
+        // Every mode: the valid bit and block counters an overwrite updates,
+        // and the victim index's links of that block (a greedy bucket move).
         if let Some(e) = self.l2p.get(lpn as usize) {
             if !e.ppn.is_none() {
+                let block = self.geo.block_of(e.ppn);
                 crate::mem::prefetch(&self.valid_bits, e.ppn.index() / 64);
-                crate::mem::prefetch(&self.blocks.valid, self.geo.block_of(e.ppn) as usize);
+                crate::mem::prefetch(&self.blocks.valid, block as usize);
+                self.victim_index_of(block).prefetch(block);
             }
         }
         if self.sharing.is_some() {
@@ -489,8 +492,10 @@ impl Ssd {
     pub(crate) fn prefetch_mapped_inline(&self, lpn: u64, content: u64) {
         if let Some(e) = self.l2p.get(lpn as usize) {
             if !e.ppn.is_none() {
+                let block = self.geo.block_of(e.ppn);
                 crate::mem::prefetch(&self.valid_bits, e.ppn.index() / 64);
-                crate::mem::prefetch(&self.blocks.valid, self.geo.block_of(e.ppn) as usize);
+                crate::mem::prefetch(&self.blocks.valid, block as usize);
+                self.victim_index_of(block).prefetch(block);
             }
         }
         self.prefetch_mapped_sharing(lpn, content);

@@ -40,6 +40,7 @@ impl Ssd {
     }
 
     /// The victim index holding `block` (its reclaim group's).
+    #[inline(always)]
     pub(super) fn victim_index_of(&self, block: u32) -> &VictimIndex {
         if block < self.group_blocks {
             &self.victims

@@ -85,6 +85,14 @@ impl VictimPolicy for Greedy {
         self.push(s, valid_after);
     }
 
+    /// The segment's own links: unlinking it starts there (its neighbours'
+    /// come from them, too late to fetch ahead).
+    #[inline(always)]
+    fn prefetch(&self, s: u32) {
+        crate::mem::prefetch(&self.prev, s as usize);
+        crate::mem::prefetch(&self.next, s as usize);
+    }
+
     fn choose(
         &mut self,
         _view: &impl SegmentView,

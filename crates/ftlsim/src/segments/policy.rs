@@ -60,6 +60,11 @@ pub trait VictimPolicy: Sized {
     #[inline]
     fn on_revalidate(&mut self, _s: u32, _valid_after: u32) {}
 
+    /// `s` will soon lose a valid page: start fetching what
+    /// `on_invalidate` will touch (the write lookahead calls it).
+    #[inline(always)]
+    fn prefetch(&self, _s: u32) {}
+
     /// A victim among the full segments (the index holds at least one),
     /// forgotten as if removed; `None` only if the policy finds none.
     fn choose(

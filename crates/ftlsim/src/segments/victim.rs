@@ -83,6 +83,13 @@ macro_rules! policy_dispatch {
                 }
             }
 
+            #[inline(always)]
+            fn prefetch(&self, s: u32) {
+                match self {
+                    $( Self::$kind(p) => p.prefetch(s), )*
+                }
+            }
+
             fn choose(
                 &mut self,
                 view: &impl SegmentView,
@@ -166,6 +173,13 @@ impl VictimIndex {
     #[inline]
     pub fn on_invalidate(&mut self, s: u32, valid_after: u32) {
         self.state.on_invalidate(s, valid_after);
+    }
+
+    /// Segment `s` will soon lose a valid page: the write lookahead's hint
+    /// (the policy fetches what `on_invalidate` will touch).
+    #[inline(always)]
+    pub fn prefetch(&self, s: u32) {
+        self.state.prefetch(s);
     }
 
     /// A full segment gained a valid page (dedup remaps can re-reference one).
