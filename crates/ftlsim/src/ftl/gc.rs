@@ -5,7 +5,7 @@
 
 use super::frontier::GcPage;
 use super::oplog::FlashOp;
-use super::{clear_valid_bit, valid_bit, Ssd};
+use super::{clear_valid_bit, set_valid_bit, valid_bit, Ssd};
 use crate::error::SimError;
 use crate::flash::{BlockState, BlockTable, Lpn, Ppn, NO_BLOCK};
 use crate::mem::prefetch;
@@ -231,6 +231,9 @@ impl Ssd {
         &mut self,
         victim: u32,
     ) -> Result<(), SimError> {
+        if !TRACKED && !SHARED {
+            return self.land_runs(victim);
+        }
         let mut staged = std::mem::take(&mut self.gc_buffer);
         for (i, page) in staged.iter().enumerate() {
             let ppn = self.next_page(self.gc_destination(page.frontier as usize), false)?;
@@ -245,6 +248,66 @@ impl Ssd {
                 self.land_shared(i, ppn, page.content);
             }
         }
+        staged.clear();
+        self.gc_buffer = staged;
+        Ok(())
+    }
+
+    /// `land_staged` without tracking or sharing: the staged pages land a
+    /// run at a time, a run being the consecutive pages bound for one
+    /// frontier that fit in the block the first of them opens or
+    /// continues. A run's per-block work (write pointer, valid count, last
+    /// write time, closing the block) is done once, and its per-page work
+    /// (reverse map, valid bit, map entry, op log) on slices held for the
+    /// whole run. Every page goes where `land_staged` would put it, in the
+    /// same order: within a run no block opens, so neither the free pool nor
+    /// the destination's room changes what `gc_destination` answers.
+    fn land_runs(&mut self, victim: u32) -> Result<(), SimError> {
+        let staged = std::mem::take(&mut self.gc_buffer);
+        let ppb = self.geo.pages_per_block;
+        let mut i = 0;
+        while i < staged.len() {
+            let frontier = staged[i].frontier;
+            let first = self.next_page(self.gc_destination(frontier as usize), false)?;
+            let block = self.geo.block_of(first);
+            let b = block as usize;
+            // `next_page` took the run's first page; the rest of the block is free.
+            let room = (ppb - self.blocks.write_ptr[b]) as usize;
+            let mut end = i + 1;
+            while end < staged.len() && end - i <= room && staged[end].frontier == frontier {
+                end += 1;
+            }
+            let run = &staged[i..end];
+            let pages = run.len() as u32;
+            self.blocks.write_ptr[b] += pages - 1;
+            let (l2p, oob, bits) = (&mut self.l2p, &mut self.oob_lpn, &mut self.valid_bits);
+            for (k, page) in run.iter().enumerate() {
+                let ppn = first + k as u32;
+                debug_assert_eq!(self.geo.block_of(l2p[page.lpn.index()].ppn), victim);
+                oob[ppn.index()] = page.lpn;
+                set_valid_bit(bits, ppn);
+                l2p[page.lpn.index()].ppn = ppn;
+            }
+            if let Some(c) = &mut self.content {
+                for (k, page) in run.iter().enumerate() {
+                    c[(first + k as u32).index()] = page.content;
+                }
+            }
+            if let Some(ops) = &mut self.ops {
+                ops.extend((0..pages).map(|k| FlashOp::Program {
+                    ppn: first + k,
+                    gc: true,
+                }));
+            }
+            self.counters.nand_write_pages += u64::from(pages);
+            self.blocks.valid[b] += pages;
+            self.blocks.last_write_at[b] = self.now_pages;
+            if self.blocks.write_ptr[b] == ppb {
+                self.close_block(block);
+            }
+            i = end;
+        }
+        let mut staged = staged;
         staged.clear();
         self.gc_buffer = staged;
         Ok(())
