@@ -134,19 +134,11 @@ impl Ssd {
             self.placement
                 .gc_frontier(GcPage { refs: 1, age: 0 }, mean_single, origin_stream)
                 as u32;
-        // The valid pages in program order, a bitmap word at a time: the
-        // scan skips a word's dead pages together instead of testing each.
-        let first = u64::from(self.geo.first_page(victim).get());
-        let end = first + u64::from(self.geo.pages_per_block);
-        let mut at = first;
-        while at < end {
-            let word_end = ((at / 64 + 1) * 64).min(end);
-            let mut word = self.valid_bits[(at / 64) as usize] >> (at % 64);
-            if word_end - at < 64 {
-                word &= (1u64 << (word_end - at)) - 1;
-            }
-            let base = at;
-            at = word_end;
+        let mut words = VictimWords::of(self.geo.first_page(victim), self.geo.pages_per_block);
+        if !per_page && self.content.is_none() && self.ops.is_none() {
+            self.stage_plain(&mut words, unshared_frontier);
+        }
+        while let Some((base, mut word)) = words.next(&self.valid_bits) {
             while word != 0 {
                 let ppn = Ppn::new((base + u64::from(word.trailing_zeros())) as u32);
                 word &= word - 1;
@@ -201,14 +193,39 @@ impl Ssd {
         if !copy_first {
             if self.durability.is_some() {
                 self.land_staged_of::<true>(victim)?;
+            } else if self.sharing.is_some() {
+                self.land_staged::<false, true>(victim)?;
             } else {
-                self.land_staged_of::<false>(victim)?;
+                self.land_runs(victim, !per_page)?;
             }
         }
         if let Some(d) = &mut self.durability {
             d.in_gc = false;
         }
         Ok(())
+    }
+
+    /// The scan of a victim whose copies all go to `frontier` and carry
+    /// nothing but their LPN (no content, no op log): on slices held for
+    /// the whole scan. Leaves `words` spent, so the general scan after it
+    /// stages nothing more.
+    fn stage_plain(&mut self, words: &mut VictimWords, frontier: u32) {
+        let (bits, oob, l2p) = (&self.valid_bits, &self.oob_lpn, &self.l2p);
+        let staged = &mut self.gc_buffer;
+        while let Some((base, mut word)) = words.next(bits) {
+            while word != 0 {
+                let ppn = (base + u64::from(word.trailing_zeros())) as usize;
+                word &= word - 1;
+                let lpn = oob[ppn];
+                // The mapping entry is rewritten when the copy lands: start fetching it now.
+                prefetch(l2p, lpn.index());
+                staged.push(GcStaged {
+                    lpn,
+                    frontier,
+                    content: 0,
+                });
+            }
+        }
     }
 
     /// `land_staged` with or without sharing, each its own loop: with the
@@ -231,9 +248,6 @@ impl Ssd {
         &mut self,
         victim: u32,
     ) -> Result<(), SimError> {
-        if !TRACKED && !SHARED {
-            return self.land_runs(victim);
-        }
         let mut staged = std::mem::take(&mut self.gc_buffer);
         for (i, page) in staged.iter().enumerate() {
             let ppn = self.next_page(self.gc_destination(page.frontier as usize), false)?;
@@ -253,7 +267,7 @@ impl Ssd {
         Ok(())
     }
 
-    /// `land_staged` without tracking or sharing: the staged pages land a
+    /// GC's landing without tracking or sharing: the staged pages land a
     /// run at a time, a run being the consecutive pages bound for one
     /// frontier that fit in the block the first of them opens or
     /// continues. A run's per-block work (write pointer, valid count, last
@@ -262,7 +276,10 @@ impl Ssd {
     /// whole run. Every page goes where `land_staged` would put it, in the
     /// same order: within a run no block opens, so neither the free pool nor
     /// the destination's room changes what `gc_destination` answers.
-    fn land_runs(&mut self, victim: u32) -> Result<(), SimError> {
+    /// `uniform`: every staged page is bound for the same frontier (the
+    /// scan chose one for the whole victim), so a run ends only where the
+    /// block does.
+    fn land_runs(&mut self, victim: u32, uniform: bool) -> Result<(), SimError> {
         let staged = std::mem::take(&mut self.gc_buffer);
         let ppb = self.geo.pages_per_block;
         let mut i = 0;
@@ -273,9 +290,14 @@ impl Ssd {
             let b = block as usize;
             // `next_page` took the run's first page; the rest of the block is free.
             let room = (ppb - self.blocks.write_ptr[b]) as usize;
-            let mut end = i + 1;
-            while end < staged.len() && end - i <= room && staged[end].frontier == frontier {
-                end += 1;
+            let mut end = staged.len().min(i + 1 + room);
+            if !uniform {
+                end = i
+                    + 1
+                    + staged[i + 1..end]
+                        .iter()
+                        .take_while(|p| p.frontier == frontier)
+                        .count();
             }
             let run = &staged[i..end];
             let pages = run.len() as u32;
@@ -404,5 +426,42 @@ impl Ssd {
             self.blocks.state[b] = BlockState::Free;
             self.pool.insert(block, self.blocks.erase_count[b]);
         }
+    }
+}
+
+/// A victim's valid bits a word at a time, in program order, so that a
+/// scan skips a word's dead pages together and visits only the live ones.
+/// Holds no borrow of the bitmap: the scan may change the device between
+/// words.
+#[derive(Debug, Clone, Copy)]
+struct VictimWords {
+    at: u64,
+    end: u64,
+}
+
+impl VictimWords {
+    fn of(first: Ppn, pages: u32) -> Self {
+        let at = u64::from(first.get());
+        Self {
+            at,
+            end: at + u64::from(pages),
+        }
+    }
+
+    /// The next word's first page and its valid bits (bit k: page
+    /// first + k), the pages outside the victim masked off.
+    #[inline(always)]
+    fn next(&mut self, bits: &[u64]) -> Option<(u64, u64)> {
+        if self.at >= self.end {
+            return None;
+        }
+        let base = self.at;
+        let word_end = ((base / 64 + 1) * 64).min(self.end);
+        let mut word = bits[(base / 64) as usize] >> (base % 64);
+        if word_end - base < 64 {
+            word &= (1u64 << (word_end - base)) - 1;
+        }
+        self.at = word_end;
+        Some((base, word))
     }
 }
