@@ -180,6 +180,11 @@ impl Classes {
         self.scheme.foresee(future);
     }
 
+    /// Logical pages holding data.
+    pub(crate) fn live_pages(&self) -> u64 {
+        self.live_pages
+    }
+
     /// A page stopped holding data (a trim).
     pub(crate) fn trimmed(&mut self) {
         self.live_pages -= 1;
