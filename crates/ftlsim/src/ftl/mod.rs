@@ -55,6 +55,7 @@ mod wear;
 mod write;
 
 pub use oplog::FlashOp;
+pub use schemes::scheme_names;
 
 use rand_xoshiro::Xoshiro256PlusPlus;
 
