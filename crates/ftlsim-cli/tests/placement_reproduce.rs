@@ -22,7 +22,7 @@ fn placement_quick() -> Value {
         &only,
     ];
     let out = Command::new(env!("CARGO_BIN_EXE_ftlsim"))
-        .args(&args)
+        .args(args)
         .output()
         .expect("run ftlsim");
     assert!(
