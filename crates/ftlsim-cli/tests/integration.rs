@@ -13,6 +13,7 @@ mod golden;
 mod html_report;
 mod lsm_compare;
 mod pcstream;
+mod placement_reproduce;
 mod reproduce;
 mod robust;
 mod sepbit_traces;

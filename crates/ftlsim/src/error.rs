@@ -40,6 +40,11 @@ pub enum SimError {
         fewest_valid_pages: u32,
         room_pages: u64,
     },
+    /// The log regime's volume needs a free block and the device has none:
+    /// the log (live data, garbage up to the threshold, open blocks) is
+    /// larger than the flash.
+    #[error("the log regime's volume outgrew the device's {blocks} blocks: raise device.blocks or device.spare_factor")]
+    LogOutgrewDevice { blocks: u32 },
     /// Enough blocks reached the P/E cycle limit that the device can no
     /// longer hold its logical capacity.
     #[error("end of life: {retired_blocks} blocks retired at the P/E limit; the device cannot hold its logical space")]

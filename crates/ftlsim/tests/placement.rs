@@ -2,7 +2,7 @@
 //! against the reference model, the baselines equal to the frontier modes
 //! they stand for, SepBIT's direction on a skewed workload, and bad keys.
 
-use ftlsim::config::{Config, FrontierMode, PlacementSchemeConfig};
+use ftlsim::config::{Config, FrontierMode, GcPolicyName, PlacementSchemeConfig, Regime};
 use ftlsim::{run, RunOptions};
 use proptest::prelude::*;
 
@@ -157,4 +157,117 @@ fn bad_scheme_keys_are_refused_by_name() {
     let layered = "[ftl]\nstreams = 4\n[ftl.placement_scheme]\ntype = \"fk\"\n[[host.layers]]\ntype = \"autostream\"\n";
     let (key, msg) = refused(layered);
     assert!(key.starts_with("host.layers"), "{key}: {msg}");
+}
+
+/// The log regime on the small device: half spare, so that the log has
+/// room at 15 % garbage beside six open classes (the plan's check).
+fn small_log(scheme: PlacementSchemeConfig, cost_benefit: bool) -> Config {
+    let mut c = small(scheme);
+    c.device.spare_factor = 0.5;
+    c.ftl.regime = Regime::Log;
+    if cost_benefit {
+        c.ftl.gc_policy = GcPolicyName::CostBenefit;
+    }
+    c
+}
+
+const LOG_LOGICAL: u64 = 128; // 32 blocks x 8 pages x (1 - 0.5)
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// Every scheme in the log regime, greedy and cost-benefit, reads what
+    /// the reference model holds and keeps the invariants.
+    #[test]
+    fn every_scheme_matches_the_model_in_the_log_regime(s in steps(LOG_LOGICAL, 3000)) {
+        for scheme in schemes() {
+            for cb in [false, true] {
+                drive(&small_log(scheme, cb), &s, 1)?;
+            }
+        }
+    }
+}
+
+/// Long log-regime runs: many GCs, SepBIT's ℓ learned.
+#[test]
+fn long_log_regime_runs_match_the_model() {
+    let seq = long_sequence(13, 16, 0.7, LOG_LOGICAL);
+    for scheme in schemes() {
+        for cb in [false, true] {
+            drive(&small_log(scheme, cb), &seq, 101)
+                .unwrap_or_else(|e| panic!("{scheme:?} cost-benefit {cb}: {e}"));
+        }
+    }
+}
+
+fn log_zipf(scheme: &str, seed: u64) -> String {
+    let text = format!(
+        r#"
+        [device]
+        blocks = 256
+        pages_per_block = 32
+        spare_factor = 0.3
+        [ftl]
+        regime = "log"
+        [ftl.placement_scheme]
+        type = "{scheme}"
+        [workload]
+        type = "sepbit-synthetic"
+        zipf_alpha = 0.9
+        hot_shift_bytes = 1048576
+        precondition = "none"
+        warmup = 0
+        writes = "6x"
+        seed = {seed}
+        "#
+    );
+    let c: Config = toml::from_str(&text).unwrap();
+    let r = run(&c, &RunOptions::default(), &mut |_| {}).unwrap();
+    serde_json::to_string(&r.window).unwrap()
+}
+
+/// Same config and seed, same bytes; another seed, another run.
+#[test]
+fn the_log_regime_is_deterministic() {
+    for scheme in ["nosep", "sepbit", "fk"] {
+        assert_eq!(log_zipf(scheme, 7), log_zipf(scheme, 7), "{scheme}");
+        assert_ne!(log_zipf(scheme, 7), log_zipf(scheme, 8), "{scheme}");
+    }
+}
+
+#[test]
+fn bad_regime_keys_are_refused_by_name() {
+    let scheme = "[ftl.placement_scheme]\ntype = \"sepbit\"\n";
+    let roomy = "[device]\nspare_factor = 0.4\n";
+    let (key, msg) = refused(&format!("[ftl]\nregime = \"lsm\"\n{scheme}"));
+    assert!(key == "toml" && msg.contains("unknown variant"), "{msg}");
+    for bad in ["0.0", "1.0", "1.5", "-0.1", "nan"] {
+        let (key, msg) = refused(&format!(
+            "{roomy}[ftl]\nregime = \"log\"\nlog_gc_garbage_threshold = {bad}\n{scheme}"
+        ));
+        assert_eq!(key, "ftl.log_gc_garbage_threshold", "{bad}: {msg}");
+        assert!(msg.contains("outside (0, 1)"), "{msg}");
+    }
+    let (key, _) = refused(&format!(
+        "{roomy}[ftl]\nlog_gc_garbage_threshold = 0.2\n{scheme}"
+    ));
+    assert_eq!(key, "ftl.log_gc_garbage_threshold");
+    let (key, _) = refused(&format!("{roomy}[ftl]\nregime = \"log\"\n"));
+    assert_eq!(key, "ftl.regime");
+    let (key, msg) = refused(&format!(
+        "{roomy}[ftl]\nregime = \"log\"\ngc_policy = \"fifo\"\n{scheme}"
+    ));
+    assert_eq!(key, "ftl.gc_policy");
+    assert!(msg.contains("fifo"), "{msg}");
+    let (key, _) = refused(&format!(
+        "{roomy}[ftl]\nregime = \"log\"\ngc_low_watermark = 2\ngc_high_watermark = 2\n{scheme}"
+    ));
+    assert_eq!(key, "ftl.gc_low_watermark");
+    // The default 7 % spare cannot hold a log at 15 % garbage.
+    let (key, _) = refused(&format!("[ftl]\nregime = \"log\"\n{scheme}"));
+    assert_eq!(key, "device.spare_factor");
+    let (key, _) = refused(&format!(
+        "{roomy}[ftl]\nregime = \"log\"\ndedup = true\n{scheme}"
+    ));
+    assert_eq!(key, "ftl.dedup");
 }

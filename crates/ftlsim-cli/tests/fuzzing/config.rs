@@ -99,6 +99,12 @@ pub const KEYS: &[(&str, Kind, &[&str])] = &[
         &["1", "2", "16"],
     ),
     ("ftl.placement_scheme.gc_age_base", Float, &["2.0", "4.0"]),
+    ("ftl.regime", Enum(&["ssd", "log"]), &[]),
+    (
+        "ftl.log_gc_garbage_threshold",
+        Float,
+        &["0.1", "0.15", "0.5"],
+    ),
     ("workload.type", Enum(WORKLOADS), &[]),
     (
         "workload.writes",

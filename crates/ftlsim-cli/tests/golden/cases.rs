@@ -15,6 +15,7 @@ pub fn runs(traces: &Generated) -> Vec<Case> {
     cases.extend(plain());
     cases.extend(streams_and_fdp());
     cases.extend(placement());
+    cases.extend(log_regime());
     cases.extend(logs());
     cases.extend(dedup());
     cases.extend(timing());
@@ -187,6 +188,43 @@ fn placement() -> Vec<Case> {
             "workload.working_set_bytes=33554432",
             "workload.hot_shift_bytes=4194304",
         ]],
+    ));
+    cases
+}
+
+/// SepBIT's log regime (`ftl.regime = "log"`) on placement/synthetic.toml
+/// at 128 blocks of 64 pages: nosep, sepbit and fk greedy, sepbit with
+/// SepBIT's cost-benefit.
+fn log_regime() -> Vec<Case> {
+    let example = "examples/placement/synthetic.toml";
+    let small: &[&str] = &[
+        "device.blocks=128",
+        "device.pages_per_block=64",
+        "workload.hot_shift_bytes=1048576",
+        "workload.writes=\"8x\"",
+        "ftl.regime=\"log\"",
+    ];
+    let mut cases: Vec<Case> = ["nosep", "sepbit", "fk"]
+        .iter()
+        .map(|scheme| {
+            let set = format!("ftl.placement_scheme.type=\"{scheme}\"");
+            run(
+                &format!("placement-log-{scheme}"),
+                example,
+                &[small, &[set.as_str()]],
+            )
+        })
+        .collect();
+    cases.push(run(
+        "placement-log-sepbit-cost-benefit",
+        example,
+        &[
+            small,
+            &[
+                "ftl.placement_scheme.type=\"sepbit\"",
+                "ftl.gc_policy=\"cost-benefit\"",
+            ],
+        ],
     ));
     cases
 }

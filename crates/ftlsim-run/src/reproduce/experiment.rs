@@ -311,7 +311,11 @@ pub fn run_experiment(
             continue;
         }
         let (text, origin) = exp.config_text(i, w)?;
-        let table = crate::load::parse_toml(&text, &origin)?;
+        let mut table = crate::load::parse_toml(&text, &origin)?;
+        for s in &w.sets {
+            crate::load::apply_set(&mut table, s)
+                .with_context(|| format!("{}: key `workloads[{i}].sets`", exp.origin))?;
+        }
         let trace = match &w.trace {
             None => None,
             Some(file) => {
@@ -438,6 +442,12 @@ impl MetricSpec {
     /// Variant `a`'s metric over variant `b`'s, on one workload.
     pub fn ratio(&self, w: &WorkloadResult, a: &str, b: &str) -> Option<f64> {
         ratio(self.of(w.get(a)?), self.of(w.get(b)?))
+    }
+
+    /// Variant `a`'s value less `b`'s (the oracle gap against fk).
+    pub fn gap(&self, w: &WorkloadResult, a: &str, b: &str) -> Option<f64> {
+        let d = self.of(w.get(a)?)? - self.of(w.get(b)?)?;
+        d.is_finite().then_some(d)
     }
 
     /// Relative change of variant `a` against `b` (−0.31 = 31 % less).

@@ -73,6 +73,14 @@ pub const BUILT_IN: &[BuiltIn] = &[
         ],
     },
     BuiltIn {
+        name: "placement",
+        file: embed!("experiments/placement.toml"),
+        configs: &[
+            embed!("examples/placement/synthetic.toml"),
+            embed!("examples/placement/cloudphysics.toml"),
+        ],
+    },
+    BuiltIn {
         name: "remapcom",
         file: embed!("experiments/remapcom.toml"),
         configs: &[

@@ -162,12 +162,14 @@ pub(crate) fn result_rows(
         .iter()
         .filter(|m| m.normalized.is_some())
         .collect();
+    let gaps: Vec<&MetricSpec> = spec.metrics.iter().filter(|m| m.gap.is_some()).collect();
     let mut header = vec!["variant".to_string()];
     header.extend(raw.iter().map(|m| m.column.clone().unwrap_or_default()));
     header.extend(
         norm.iter()
             .map(|m| m.normalized.clone().unwrap_or_default()),
     );
+    header.extend(gaps.iter().map(|m| m.gap.clone().unwrap_or_default()));
     let rows = results
         .iter()
         .map(|w| {
@@ -179,6 +181,10 @@ pub(crate) fn result_rows(
                     row.extend(norm.iter().map(|m| {
                         m.ratio(w, &run.variant, &w.baseline)
                             .map_or_else(|| "-".into(), |x| format!("{x:.3}"))
+                    }));
+                    row.extend(gaps.iter().map(|m| {
+                        m.gap(w, &run.variant, &w.baseline)
+                            .map_or_else(|| "-".into(), |x| format!("{x:+.3}"))
                     }));
                     row
                 })
@@ -456,7 +462,7 @@ fn ratio_chart(
     let mut panels = Vec::new();
     let mut undefined = Vec::new();
     for w in results {
-        let bars: Vec<Bar> = w
+        let mut bars: Vec<Bar> = w
             .runs
             .iter()
             .map(|r| Bar {
@@ -466,6 +472,13 @@ fn ratio_chart(
                 reference: r.variant == w.baseline,
             })
             .collect();
+        if m.sorted {
+            // Lowest first; undefined last. Stable: ties keep the file's order.
+            bars.sort_by(|a, b| {
+                let key = |x: &Bar| x.value.unwrap_or(f64::INFINITY);
+                key(a).total_cmp(&key(b))
+            });
+        }
         if bars.iter().all(|b| b.value.is_none()) {
             undefined.push(w.name.as_str());
             continue;
@@ -526,6 +539,7 @@ fn csv_text(exp: &Experiment, results: &[WorkloadResult]) -> Result<String> {
         .iter()
         .filter(|m| m.normalized.is_some())
         .collect();
+    let gaps: Vec<&MetricSpec> = spec.metrics.iter().filter(|m| m.gap.is_some()).collect();
     let mut out = String::new();
     let mut first = true;
     for w in results {
@@ -554,6 +568,13 @@ fn csv_text(exp: &Experiment, results: &[WorkloadResult]) -> Result<String> {
                         csv_field(&format!("{}_vs_{}", m.name, spec.baseline))
                     );
                 }
+                for m in &gaps {
+                    let _ = write!(
+                        out,
+                        ",{}",
+                        csv_field(&format!("{}_minus_{}", m.name, spec.baseline))
+                    );
+                }
                 let _ = writeln!(out, ",{header}");
             }
             let _ = write!(out, "{},{}", csv_field(&w.name), csv_field(&run.variant));
@@ -570,6 +591,14 @@ fn csv_text(exp: &Experiment, results: &[WorkloadResult]) -> Result<String> {
                     out,
                     ",{}",
                     m.ratio(w, &run.variant, &w.baseline)
+                        .map_or(String::new(), |x| x.to_string())
+                );
+            }
+            for m in &gaps {
+                let _ = write!(
+                    out,
+                    ",{}",
+                    m.gap(w, &run.variant, &w.baseline)
                         .map_or(String::new(), |x| x.to_string())
                 );
             }

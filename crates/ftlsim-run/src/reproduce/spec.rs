@@ -24,7 +24,13 @@ pub struct Spec {
     pub notes: String,
     pub sizes: Sizes,
     pub workloads: Vec<WorkloadSpec>,
+    #[serde(default)]
     pub variants: Vec<VariantSpec>,
+    /// A variant per placement scheme ftlsim has (`ftl.placement_scheme.type
+    /// = NAME`, named NAME), after the file's own: the list is the code's
+    /// (`ftlsim::ftl::scheme_names`), so a scheme added there appears here.
+    #[serde(default)]
+    pub scheme_variants: bool,
     pub metrics: Vec<MetricSpec>,
     #[serde(default)]
     pub reference: Option<Reference>,
@@ -62,6 +68,11 @@ pub struct WorkloadSpec {
     pub title: String,
     /// A run config, relative to the experiment file.
     pub config: String,
+    /// KEY=VALUE overrides of the config, as `--set` takes them, before
+    /// the variant's: one config serves several workloads (a regime, a
+    /// victim policy).
+    #[serde(default)]
+    pub sets: Vec<String>,
     /// A trace file the config replays, looked up in the traces folder.
     #[serde(default)]
     pub trace: Option<String>,
@@ -146,6 +157,15 @@ pub struct MetricSpec {
     /// An SVG bar chart of the values relative to the baseline.
     #[serde(default)]
     pub chart: bool,
+    /// Header of a table column of the value less the baseline's (the
+    /// oracle gap when the baseline is the oracle); also a CSV column
+    /// (`NAME_minus_BASELINE`).
+    #[serde(default)]
+    pub gap: Option<String>,
+    /// The chart lists each panel's variants by value, lowest first,
+    /// instead of in the experiment's order.
+    #[serde(default)]
+    pub sorted: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -194,7 +214,16 @@ impl Spec {
     /// Parses an experiment file; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<Spec> {
         let value = toml::Value::Table(crate::load::parse_toml(text, origin)?);
-        let spec: Spec = crate::load::deserialize_named(value, origin, "key")?;
+        let mut spec: Spec = crate::load::deserialize_named(value, origin, "key")?;
+        if spec.scheme_variants {
+            for name in ftlsim::ftl::scheme_names() {
+                spec.variants.push(VariantSpec {
+                    description: format!("placement scheme {name}"),
+                    sets: vec![format!("ftl.placement_scheme.type={name}")],
+                    name,
+                });
+            }
+        }
         spec.check().map_err(|e| RunError::Experiment {
             file: origin.to_string(),
             key: e.key,

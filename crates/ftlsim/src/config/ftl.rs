@@ -33,6 +33,32 @@ impl GcPolicyName {
     }
 }
 
+/// `ftl.regime`: how the device collects garbage (docs/placement.md).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Regime {
+    /// ftlsim's SSD: fixed over-provisioning, GC when a host frontier needs
+    /// a block and the free pool is at the low watermark.
+    #[default]
+    Ssd,
+    /// SepBIT's log-structured volume: the log holds what was written until
+    /// GC reclaims it, and after each host request one segment (block) is
+    /// collected when the garbage proportion of the whole log exceeds
+    /// `ftl.log_gc_garbage_threshold`.
+    Log,
+}
+
+impl Regime {
+    /// The default, left out of a serialized config so that reports of
+    /// configs that do not name a regime stay as they were.
+    pub fn is_ssd(&self) -> bool {
+        *self == Regime::Ssd
+    }
+}
+
+/// `ftl.log_gc_garbage_threshold` when left out: SepBIT's 15 %.
+pub const DEFAULT_LOG_GC_GARBAGE_THRESHOLD: f64 = 0.15;
+
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum FrontierMode {
@@ -143,6 +169,15 @@ pub struct FtlConfig {
     /// `frontiers`, `streams`, `internal_streams` and `placement`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub placement_scheme: Option<PlacementSchemeConfig>,
+    /// `"ssd"` (the default) or `"log"`, SepBIT's log-structured volume.
+    #[serde(skip_serializing_if = "Regime::is_ssd")]
+    pub regime: Regime,
+    /// The log regime's GC trigger: GC runs when invalid pages in sealed
+    /// (full) blocks exceed this share of every page the log holds, and
+    /// collects only blocks at least this share invalid. Absent: 0.15.
+    /// Only with `regime = "log"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log_gc_garbage_threshold: Option<f64>,
 }
 
 impl FtlConfig {
@@ -201,6 +236,8 @@ impl Default for FtlConfig {
             fdp_isolation: FdpIsolation::Initially,
             mapping_cache_entries: 0,
             placement_scheme: None,
+            regime: Regime::Ssd,
+            log_gc_garbage_threshold: None,
         }
     }
 }

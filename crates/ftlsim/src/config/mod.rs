@@ -25,7 +25,10 @@ use serde::{Deserialize, Serialize};
 
 pub use amount::Amount;
 pub use device::DeviceConfig;
-pub use ftl::{FdpIsolation, FrontierMode, FtlConfig, GcPolicyName, PlacementName};
+pub use ftl::{
+    FdpIsolation, FrontierMode, FtlConfig, GcPolicyName, PlacementName, Regime,
+    DEFAULT_LOG_GC_GARBAGE_THRESHOLD,
+};
 pub use host::{HostConfig, LayerConfig, LowerSpace};
 pub use metrics::MetricsConfig;
 pub use placement::PlacementSchemeConfig;

@@ -49,7 +49,11 @@ impl Ssd {
     #[cold]
     #[inline(never)]
     fn next_page_opening(&mut self, frontier: usize, host: bool) -> Result<Ppn, SimError> {
-        if host && self.pool.len_in(self.frontiers[frontier].group) <= self.gc_low {
+        // The log regime collects after each request instead (`log_regime.rs`).
+        if host
+            && self.pool.len_in(self.frontiers[frontier].group) <= self.gc_low
+            && self.log.is_none()
+        {
             self.collect(frontier)?;
         }
         if !self.has_room(frontier) {
@@ -97,6 +101,11 @@ impl Ssd {
     }
 
     pub(super) fn full_error(&self) -> SimError {
+        if self.log.is_some() {
+            return SimError::LogOutgrewDevice {
+                blocks: self.geo.blocks,
+            };
+        }
         // Once blocks have retired, running out of free blocks is the capacity
         // loss of wear-out, reported as end of life rather than as a full device.
         if self.pe_limit > 0

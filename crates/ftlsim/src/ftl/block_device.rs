@@ -33,6 +33,9 @@ impl Ssd {
         match written {
             Ok(()) => {
                 *stream_pages += u64::from(req.pages);
+                if self.log.is_some() {
+                    self.log_collect()?;
+                }
                 Ok(Completion::default())
             }
             Err((done, e)) => {

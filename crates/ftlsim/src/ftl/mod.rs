@@ -47,6 +47,7 @@ mod alloc;
 mod background;
 mod classified;
 mod gc;
+mod log_regime;
 mod oplog;
 mod survival;
 mod victims;
@@ -54,6 +55,7 @@ mod wear;
 mod write;
 
 pub use oplog::FlashOp;
+pub use schemes::scheme_names;
 
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -189,6 +191,10 @@ pub struct Ssd {
     cmt: Option<Box<dftl::MappingCache>>,
     /// The placement scheme (`[ftl.placement_scheme]`), when one is set.
     classes: Option<Box<schemes::Classes>>,
+    /// SepBIT's log regime (`ftl.regime = "log"`, `log_regime.rs`): GC by
+    /// the log's garbage proportion after each write request, no
+    /// watermarks.
+    log: Option<crate::plan::LogPlan>,
 }
 
 impl Ssd {
@@ -301,6 +307,7 @@ impl Ssd {
                 ))),
                 _ => None,
             },
+            log: plan.log,
         };
         if let Some(durability) = &plan.durability {
             ssd.durability = Some(Box::new(durability::Durability::new(

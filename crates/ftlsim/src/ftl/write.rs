@@ -30,9 +30,15 @@ impl Ssd {
     /// Writes one logical page from the host. `content` is stored only when
     /// content tracking is on.
     #[inline]
+    /// A page written through this call is a request of its own: the log
+    /// regime collects after it, as after a request `submit`s.
     pub fn write_page(&mut self, lpn: u64, stream: u16, content: u64) -> Result<(), SimError> {
         let stream = self.resolve_stream(stream)?;
-        self.write_page_of_stream(lpn, stream, content)
+        self.write_page_of_stream(lpn, stream, content)?;
+        if self.log.is_some() {
+            self.log_collect()?;
+        }
+        Ok(())
     }
 
     /// `write_page` for a stream already checked (a request checks it once

@@ -11,7 +11,8 @@
 //!
 //! Each check lives once, beside what it checks: `device.rs` (geometry, and
 //! the device mode: conventional, zoned, FDP), `placement.rs` (the placement
-//! scheme, the frontier count, room for GC), `durability.rs` (power loss,
+//! scheme, the frontier count, room for GC), `regime.rs` (`ftl.regime`:
+//! SepBIT's log-structured volume), `durability.rs` (power loss,
 //! the DFTL mapping cache), `workload.rs`, `ycsb.rs`, `victims.rs` (the
 //! victim policies' keys, and a policy's name turned into the policy); a host
 //! layer's keys are checked by the layer's section (`config/host/`, which
@@ -25,6 +26,7 @@
 mod device;
 mod durability;
 mod placement;
+mod regime;
 mod ssd;
 mod victims;
 mod workload;
@@ -32,6 +34,7 @@ mod ycsb;
 
 pub use device::DeviceMode;
 pub use placement::{PlacementPlan, Scheme};
+pub use regime::{LogPlan, LogSelection};
 pub use ssd::{DurabilityPlan, GcPlan, MappingCachePlan, SharingPlan, SsdPlan};
 pub use victims::gc_policy;
 pub use workload::WorkloadPlan;
@@ -67,6 +70,7 @@ impl Plan {
         device::check_mode(cfg)?;
         let placement = PlacementPlan::of(&cfg.ftl);
         placement::check_spare(cfg, &placement)?;
+        let log = regime::check(cfg)?;
         durability::check(cfg)?;
         placement::check_coldmap_threshold(cfg)?;
         // The layers before the workload: it addresses the top layer's space.
@@ -80,7 +84,7 @@ impl Plan {
         victims::check_bounds(cfg)?;
         cfg.validate_bounds()?;
         Ok(Self {
-            ssd: SsdPlan::of(cfg, DeviceMode::of(cfg), placement)?,
+            ssd: SsdPlan::of(cfg, DeviceMode::of(cfg), placement, log)?,
             host: HostPlan {
                 layers: cfg.host.clone(),
                 device_space: cfg.device_space(),

@@ -6,6 +6,7 @@
 
 use super::device::DeviceMode;
 use super::placement::PlacementPlan;
+use super::regime::LogPlan;
 use crate::config::{Config, DeviceConfig};
 use crate::error::ConfigError;
 use crate::segments::GcPolicy;
@@ -23,6 +24,9 @@ pub struct SsdPlan {
     /// Host streams, or under FDP the valid placement ids.
     pub streams: u16,
     pub gc: GcPlan,
+    /// SepBIT's log-structured volume (`ftl.regime = "log"`): GC by the
+    /// garbage proportion instead of the free-pool watermarks.
+    pub log: Option<LogPlan>,
     /// The erase-count spread that triggers wear leveling
     /// (`ftl.wear_leveling_threshold`, 0 = off).
     pub wear_leveling_threshold: u32,
@@ -97,6 +101,7 @@ impl SsdPlan {
         cfg: &Config,
         mode: DeviceMode,
         placement: PlacementPlan,
+        log: Option<LogPlan>,
     ) -> Result<Self, ConfigError> {
         let f = &cfg.ftl;
         let logical_pages =
@@ -121,6 +126,7 @@ impl SsdPlan {
                 high_watermark: f.gc_high_watermark.max(low_watermark),
                 floor,
             },
+            log,
             wear_leveling_threshold: f.wear_leveling_threshold,
             sharing: cfg.sharing().then_some(SharingPlan {
                 dedup: f.dedup,

@@ -114,7 +114,26 @@ macro_rules! placement_schemes {
                 }
             }
         }
+
+        /// Every scheme's name as the config spells it (`type`), in the
+        /// list's order: the variant's name in kebab case, as serde's
+        /// `rename_all` spells `PlacementSchemeConfig`'s.
+        pub fn scheme_names() -> Vec<String> {
+            vec![$( kebab(stringify!($variant)), )*]
+        }
     };
+}
+
+/// `MultiLog` as `multi-log`: serde's kebab case.
+fn kebab(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('-');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
 }
 
 placement_schemes! {
@@ -180,6 +199,11 @@ impl Classes {
         self.scheme.foresee(future);
     }
 
+    /// Logical pages holding data.
+    pub(crate) fn live_pages(&self) -> u64 {
+        self.live_pages
+    }
+
     /// A page stopped holding data (a trim).
     pub(crate) fn trimmed(&mut self) {
         self.live_pages -= 1;
@@ -222,5 +246,23 @@ impl Classes {
     /// arrays and per-page state).
     pub(crate) fn state_bytes(&self) -> usize {
         self.block_class.len() * (2 + 8)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scheme_names;
+    use crate::config::PlacementSchemeConfig;
+
+    /// Each listed name is a `type` the config takes, and names itself.
+    #[test]
+    fn every_listed_name_is_a_config_type() {
+        let names = scheme_names();
+        assert!(names.iter().any(|n| n == "fk"), "{names:?}");
+        for name in names {
+            let c: PlacementSchemeConfig =
+                toml::from_str(&format!("type = \"{name}\"")).expect("a config type");
+            assert_eq!(c.name(), name);
+        }
     }
 }

@@ -1,0 +1,70 @@
+//! `ftlsim reproduce placement` (docs/placement.md): a piece of its quick
+//! grid, its structure (a variant per placement scheme the code lists, the
+//! WA and GC count of each), and the directions that hold: in SepBIT's log
+//! regime fk is at or below every scheme, and sepbit below nosep on skew.
+//! On ftlsim's SSD fk is no lower bound (its classes see six blocks ahead
+//! of a space hundreds of blocks wide), and nothing is asserted of it there.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+const LOG_WORKLOADS: [&str; 3] = ["a0-log-greedy", "a1.0-log-greedy", "a1.0-log-cb"];
+
+fn placement_quick() -> Value {
+    let only = format!("{},a1.0-ssd-greedy", LOG_WORKLOADS.join(","));
+    let args = [
+        "reproduce",
+        "placement",
+        "--quick",
+        "--json",
+        "--only",
+        &only,
+    ];
+    let out = Command::new(env!("CARGO_BIN_EXE_ftlsim"))
+        .args(args)
+        .output()
+        .expect("run ftlsim");
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
+}
+
+fn wa(w: &Value, scheme: &str) -> f64 {
+    w[scheme]["waf"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{scheme}: no WA"))
+}
+
+#[test]
+fn placement_quick_has_every_scheme_and_the_oracle_below_them_in_the_log_regime() {
+    let v = placement_quick();
+    assert_eq!(v["experiment"], "placement");
+    let workloads = v["workloads"].as_object().expect("workloads");
+    assert_eq!(workloads.len(), 4);
+    let schemes = ftlsim::ftl::scheme_names();
+    for (name, w) in workloads {
+        let variants: Vec<&String> = w.as_object().expect("variants").keys().collect();
+        assert_eq!(variants.len(), schemes.len(), "{name}: {variants:?}");
+        for s in &schemes {
+            assert!(wa(w, s) >= 1.0, "{name}/{s}");
+            assert!(
+                w[s]["gc_count"].as_u64().expect("gc count") > 0,
+                "{name}/{s}"
+            );
+        }
+    }
+    for name in LOG_WORKLOADS {
+        let w = &workloads[name];
+        let fk = wa(w, "fk");
+        for s in &schemes {
+            assert!(fk <= wa(w, s), "{name}: fk {fk} above {s} {}", wa(w, s));
+        }
+        if name.starts_with("a1.0") {
+            assert!(wa(w, "sepbit") < wa(w, "nosep"), "{name}");
+        }
+    }
+}
