@@ -147,7 +147,8 @@ enum Command {
         /// Run one group of cases only (`assigners`: the gcc model without a
         /// layer, with autostream, with pcstream; `timed`: the timing model's
         /// closed-loop cases, JSON `{"timed_cases": [...]}`; `plain`: the two
-        /// untimed uniform cases, JSON `{"cases": [...]}`).
+        /// untimed uniform cases, JSON `{"cases": [...]}`; `placement`: every
+        /// placement scheme and none on a Zipf workload).
         #[arg(long, value_enum)]
         only: Option<BenchOnly>,
         #[arg(long)]
@@ -161,6 +162,7 @@ enum BenchOnly {
     Assigners,
     Timed,
     Plain,
+    Placement,
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -362,6 +364,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     println!("{}", serde_json::json!({ "timed_cases": cases }));
                 } else {
                     print!("{}", ftlsim_run::bench::render_timed(&cases));
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            if only == Some(BenchOnly::Placement) {
+                let case = ftlsim_run::bench::placement_case(quick, segments, &mut |name| {
+                    eprintln!("bench: {name}")
+                })?;
+                if json {
+                    println!("{}", serde_json::to_string(&case)?);
+                } else {
+                    print!("{}", ftlsim_run::bench::render_placement(&case));
                 }
                 return Ok(ExitCode::SUCCESS);
             }

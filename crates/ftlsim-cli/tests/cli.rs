@@ -240,6 +240,36 @@ fn bench_refuses_zero_segments() {
 }
 
 #[test]
+fn bench_only_placement_times_every_scheme() {
+    let out = ftlsim(&[
+        "bench",
+        "--quick",
+        "--only",
+        "placement",
+        "--segments",
+        "1",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let runs = v["runs"].as_array().expect("runs");
+    let names: Vec<&str> = runs.iter().map(|r| r["scheme"].as_str().unwrap()).collect();
+    let mut expected = vec!["none".to_string()];
+    expected.extend(ftlsim::ftl::scheme_names());
+    assert_eq!(names, expected);
+    for r in runs {
+        assert!(r["host_writes_per_sec"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(r["waf"].as_f64().unwrap() >= 1.0, "{r}");
+    }
+    // nosep is the FTL's shared frontier with one stream: the same device.
+    assert_eq!(runs[0]["waf"], runs[1]["waf"]);
+}
+
+#[test]
 fn bad_files_are_named() {
     let dir = temp_dir("cli", "bad");
     let path = dir.join("broken.toml");

@@ -3,6 +3,7 @@
 //! same run (`limit.rs`).
 
 mod limit;
+mod placement;
 
 use std::time::Instant;
 
@@ -13,6 +14,7 @@ use serde::Serialize;
 
 use crate::error::{Result, RunError};
 pub use limit::{MemoryLimit, UPDATES_PER_HOST_WRITE};
+pub use placement::{placement_case, render_placement, PlacementBenchCase, PlacementBenchRun};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchCase {
