@@ -16,6 +16,9 @@ impl Ssd {
         self.blocks.state[b] = BlockState::Full;
         self.blocks.owner[b] = BlockTable::NO_OWNER;
         self.victim_insert(block);
+        if let Some(c) = &mut self.classes {
+            c.sealed(block);
+        }
     }
 
     #[inline]

@@ -19,12 +19,19 @@ impl Ssd {
         } else {
             self.l2p[lpn.index()].ppn = Ppn::NONE;
             self.invalidate(old);
+            let block = self.geo.block_of(old.ppn);
+            let classes = self.classes.as_mut().expect("a placement scheme is set");
+            classes.invalidated(lpn, block);
             Some(self.pages_since(old.written_at))
         };
         let now = self.now_pages;
         let classes = self.classes.as_mut().expect("a placement scheme is set");
         let frontier = usize::from(classes.user_class(lpn, now, lifespan));
-        self.program_host_page(lpn, frontier, content)
+        self.program_host_page(lpn, frontier, content)?;
+        let block = self.geo.block_of(self.l2p[lpn.index()].ppn);
+        let classes = self.classes.as_mut().expect("a placement scheme is set");
+        classes.placed(lpn, block);
+        Ok(())
     }
 
     /// The frontier of a GC copy of `lpn` out of the victim being reclaimed.
