@@ -6,13 +6,12 @@
 //! pages holding data. A write, user or GC, is class k for the least k with
 //! count ≤ a·10^k, capped at the last class (class 0 while a is 0).
 //!
-//! N: SepBIT's simulator uses its log's blocks less its sealed segments'
-//! invalid ones, which also counts the dead pages of its open segments;
-//! this is the pages holding data. With one-page requests (SepBIT's
-//! synthetic traces) the average tends to 1 whatever N is, and N only sets
-//! how fast.
+//! N is SepBIT's count of valid blocks (`getnValidBlocks`): its log counts
+//! a dead page as invalid only once its segment is sealed, so N is the
+//! pages holding data plus the dead pages of the open blocks, counted here
+//! from the blocks' deaths and seals.
 
-use super::{ClassScheme, GcWrite, HostRequest, SchemeSpace, UserWrite};
+use super::{ClassScheme, GcWrite, HostRequest, Invalidated, Reclaimed, SchemeSpace, UserWrite};
 use crate::config::PlacementSchemeConfig;
 
 #[derive(Debug, Clone)]
@@ -21,6 +20,11 @@ pub(crate) struct Fadac {
     /// Each page's write count.
     count: Vec<u32>,
     fading_average: f64,
+    /// Per block: dead pages while it was open, and whether it is full.
+    dead_while_open: Vec<u32>,
+    full: Vec<bool>,
+    /// Dead pages of the open blocks.
+    open_dead_pages: u64,
 }
 
 impl Fadac {
@@ -47,14 +51,18 @@ impl ClassScheme for Fadac {
             last: classes - 1,
             count: vec![0; space.logical_pages as usize],
             fading_average: 0.0,
+            dead_while_open: vec![0; space.blocks as usize],
+            full: vec![false; space.blocks as usize],
+            open_dead_pages: 0,
         }
     }
 
     fn request(&mut self, request: &HostRequest) {
-        if request.live_pages == 0 {
+        let valid = request.live_pages + self.open_dead_pages;
+        if valid == 0 {
             return;
         }
-        let n = request.live_pages as f64;
+        let n = valid as f64;
         let a = self.fading_average;
         self.fading_average = a + f64::from(request.pages) / n - a / n;
     }
@@ -73,7 +81,27 @@ impl ClassScheme for Fadac {
         self.class_of(count)
     }
 
+    fn invalidated(&mut self, page: &Invalidated) {
+        let b = page.block as usize;
+        if !self.full[b] {
+            self.dead_while_open[b] += 1;
+            self.open_dead_pages += 1;
+        }
+    }
+
+    fn sealed(&mut self, block: u32, _: u16) {
+        let b = block as usize;
+        self.open_dead_pages -= u64::from(self.dead_while_open[b]);
+        self.dead_while_open[b] = 0;
+        self.full[b] = true;
+    }
+
+    fn reclaimed(&mut self, block: &Reclaimed) {
+        // Full when reclaimed; open again once it is reused.
+        self.full[block.block as usize] = false;
+    }
+
     fn state_bytes(&self) -> usize {
-        self.count.len() * 4
+        self.count.len() * 4 + self.full.len() * 5
     }
 }
