@@ -204,6 +204,9 @@ macro_rules! placement_schemes {
     };
 }
 
+#[cfg(test)]
+mod java_probe;
+
 placement_schemes! {
     Nosep(nosep::Nosep),
     Sepgc(sepgc::Sepgc),
