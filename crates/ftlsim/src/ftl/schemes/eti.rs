@@ -175,3 +175,67 @@ impl ClassScheme for Eti {
         (self.extents.capacity() + self.merged.capacity()) * std::mem::size_of::<Extent>()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flash::Lpn;
+
+    fn eti(max_extents: u32, decay: u32) -> Eti {
+        let config = PlacementSchemeConfig::Eti {
+            max_extents,
+            decay_period_requests: decay,
+            hot_count: 2,
+            max_count: 3,
+        };
+        let space = SchemeSpace {
+            logical_pages: 100,
+            block_pages: 4,
+            blocks: 10,
+            seed: 0,
+        };
+        Eti::new(&config, space)
+    }
+
+    fn write(e: &mut Eti, lpn: u32, pages: u32) {
+        e.request(&HostRequest {
+            lpn: Lpn::new(lpn),
+            pages,
+            time_us: 0,
+            writes_before: 0,
+            live_pages: 0,
+        });
+    }
+
+    fn tiling(e: &Eti) -> Vec<(u64, u64, u8)> {
+        e.extents.iter().map(|x| (x.start, x.pages, x.count)).collect()
+    }
+
+    /// A write inside an extent splits it in three; one over a boundary
+    /// counts the extents it covers whole and splits the last; a full
+    /// table splits nothing; counts saturate; a decay halves them and
+    /// merges cold neighbours, and hot ones of equal count.
+    #[test]
+    fn splits_counts_and_decays_as_sepbits() {
+        let mut e = eti(8, 1000);
+        write(&mut e, 10, 5);
+        assert_eq!(tiling(&e), [(0, 10, 0), (10, 5, 1), (15, 1109, 0)]);
+        write(&mut e, 10, 7);
+        assert_eq!(tiling(&e), [(0, 10, 0), (10, 5, 2), (15, 2, 1), (17, 1107, 0)]);
+        for _ in 0..3 {
+            write(&mut e, 10, 5);
+        }
+        assert_eq!(tiling(&e)[1], (10, 5, 3), "saturated at max_count");
+        e.decay();
+        assert_eq!(tiling(&e), [(0, 1124, 0)]);
+        let mut full = eti(3, 1000);
+        write(&mut full, 10, 5);
+        write(&mut full, 50, 1);
+        assert_eq!(tiling(&full).len(), 3, "no room to split");
+        // The decay every `decay_period_requests`, before the request.
+        let mut d = eti(8, 2);
+        write(&mut d, 0, 1);
+        write(&mut d, 0, 1);
+        assert_eq!(tiling(&d), [(0, 1, 1), (1, 1123, 0)]);
+    }
+}

@@ -75,3 +75,19 @@ impl ClassScheme for Mq {
         self.requests.len() * 4
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::log_class;
+
+    /// ⌊ln n⌋ steps at e, e², e³, e⁴ (2.72, 7.39, 20.1, 54.6) and stops at the cap.
+    #[test]
+    fn log_class_steps_at_powers_of_e() {
+        let classes: Vec<u16> = [0, 1, 2, 3, 7, 8, 20, 21, 54, 55, 1 << 40]
+            .iter()
+            .map(|&n| log_class(n, 4))
+            .collect();
+        assert_eq!(classes, [0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4]);
+        assert_eq!(log_class(1 << 40, 2), 2);
+    }
+}

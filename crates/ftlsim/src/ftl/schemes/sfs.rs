@@ -231,3 +231,24 @@ impl ClassScheme for Sfs {
         self.writes.len() * (4 + 8) + self.block_full.len() * (8 + 8 + 4 + 1 + 8)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{java_compare, nearest_from_top};
+
+    /// Java's descending order of doubles puts NaN first, then +∞, and +0
+    /// before −0; the nearest centre never is a NaN one, ties go to the
+    /// higher class, and a first write (`f64::MAX`) to class 0.
+    #[test]
+    fn java_order_and_nearest_centre() {
+        let mut c = vec![1.0, f64::NAN, -0.0, f64::INFINITY, 0.0, 3.0];
+        c.sort_by(|a, b| java_compare(*b, *a));
+        assert!(c[0].is_nan());
+        assert_eq!(&c[1..4], &[f64::INFINITY, 3.0, 1.0]);
+        assert!(c[4].is_sign_positive() && c[5].is_sign_negative());
+        assert_eq!(nearest_from_top(&[f64::NAN, 4.0, 2.0, 0.0], 3.0), 2);
+        assert_eq!(nearest_from_top(&[f64::NAN, 4.0, 2.0, 0.0], 100.0), 1);
+        assert_eq!(nearest_from_top(&[0.0; 6], 5.0), 5);
+        assert_eq!(nearest_from_top(&[4.0, 2.0, 0.0], f64::MAX), 0);
+    }
+}

@@ -191,3 +191,69 @@ impl ClassScheme for Warcip {
         self.last_us.len() * 16
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flash::Lpn;
+
+    fn user(w: &mut Warcip, lpn: u32) -> u16 {
+        w.user_class(&UserWrite {
+            lpn: Lpn::new(lpn),
+            write_index: 0,
+            lifespan_pages: None,
+            live_pages: 1,
+        })
+    }
+
+    /// With a period of one block: a first write goes to the last cluster
+    /// (all centres 0, ties to the later one); once a cluster takes every
+    /// write of a period it splits, the new cluster on the lowest free
+    /// frontier; an idle cluster merges when its block next fills, never
+    /// the last user cluster.
+    #[test]
+    fn splits_and_merges_as_sepbits() {
+        let config = PlacementSchemeConfig::Warcip {
+            classes: 3,
+            split_merge_period_segments: 1,
+        };
+        let space = SchemeSpace {
+            logical_pages: 64,
+            block_pages: 2,
+            blocks: 16,
+            seed: 0,
+        };
+        let mut w = Warcip::new(&config, space);
+        assert_eq!(user(&mut w, 0), 2);
+        assert_eq!(user(&mut w, 1), 2);
+        // Cluster 2 (frontier 2) filled its block with every write; the
+        // other user cluster took none: it is marked to merge.
+        w.sealed(0, 2);
+        assert_eq!(w.merge_next, Some(1));
+        assert_eq!(w.clusters.len(), 3);
+        // Cluster 1's block fills: it merges away, frontier 1 is free.
+        w.sealed(1, 1);
+        let frontiers: Vec<u16> = w.clusters.iter().map(|c| c.frontier).collect();
+        assert_eq!(frontiers, [0, 2]);
+        // The lone user cluster, marked in turn, does not merge; it takes
+        // every write, and splits at the next period's end onto frontier 1.
+        assert_eq!(w.merge_next, Some(1));
+        assert_eq!(user(&mut w, 2), 2);
+        assert_eq!(user(&mut w, 3), 2);
+        w.sealed(2, 2);
+        let frontiers: Vec<u16> = w.clusters.iter().map(|c| c.frontier).collect();
+        assert_eq!(frontiers, [0, 1, 2]);
+        // The last user cluster never merges.
+        let mut two = Warcip::new(
+            &PlacementSchemeConfig::Warcip {
+                classes: 2,
+                split_merge_period_segments: 1,
+            },
+            space,
+        );
+        two.merge_next = Some(1);
+        two.sealed(0, 1);
+        assert_eq!(two.clusters.len(), 2);
+        assert_eq!(user(&mut two, 5), 1);
+    }
+}
