@@ -241,7 +241,7 @@ mod tests {
     /// higher class, and a first write (`f64::MAX`) to class 0.
     #[test]
     fn java_order_and_nearest_centre() {
-        let mut c = vec![1.0, f64::NAN, -0.0, f64::INFINITY, 0.0, 3.0];
+        let mut c = [1.0, f64::NAN, -0.0, f64::INFINITY, 0.0, 3.0];
         c.sort_by(|a, b| java_compare(*b, *a));
         assert!(c[0].is_nan());
         assert_eq!(&c[1..4], &[f64::INFINITY, 3.0, 1.0]);
