@@ -27,11 +27,7 @@ impl Ssd {
         let now = self.now_pages;
         let classes = self.classes.as_mut().expect("a placement scheme is set");
         let frontier = usize::from(classes.user_class(lpn, now, lifespan));
-        self.program_host_page(lpn, frontier, content)?;
-        let block = self.geo.block_of(self.l2p[lpn.index()].ppn);
-        let classes = self.classes.as_mut().expect("a placement scheme is set");
-        classes.placed(lpn, block);
-        Ok(())
+        self.program_host_page(lpn, frontier, content)
     }
 
     /// The frontier of a GC copy of `lpn` out of the victim being reclaimed.

@@ -196,27 +196,23 @@ impl Ssd {
         Ok(())
     }
 
-    /// `land_staged` with or without sharing (or a placement scheme, which
-    /// hears where each copy lands), each its own loop: with the sharing
-    /// work inlined, one loop serving both cost the plain GC path about 2 %
-    /// more instructions (Sf 0.07).
+    /// `land_staged` with or without sharing, each its own loop: with the
+    /// sharing work inlined, one loop serving both cost the plain GC path
+    /// about 2 % more instructions (Sf 0.07).
     #[inline(always)]
     fn land_staged_of<const TRACKED: bool>(&mut self, victim: u32) -> Result<(), SimError> {
         if self.sharing.is_some() {
-            self.land_staged::<TRACKED, true, false>(victim)
-        } else if self.classes.is_some() {
-            self.land_staged::<TRACKED, false, true>(victim)
+            self.land_staged::<TRACKED, true>(victim)
         } else {
-            self.land_staged::<TRACKED, false, false>(victim)
+            self.land_staged::<TRACKED, false>(victim)
         }
     }
 
     /// Programs the staged pages of `victim` into their GC destinations
     /// (`TRACKED`: stamping each copy on the flash image; `SHARED`: sharing
-    /// is on, and each copy's sharing state lands with it; `CLASSIFIED`: a
-    /// placement scheme hears each copy's block).
+    /// is on, and each copy's sharing state lands with it).
     #[inline(never)]
-    fn land_staged<const TRACKED: bool, const SHARED: bool, const CLASSIFIED: bool>(
+    fn land_staged<const TRACKED: bool, const SHARED: bool>(
         &mut self,
         victim: u32,
     ) -> Result<(), SimError> {
@@ -232,12 +228,6 @@ impl Ssd {
             self.l2p[page.lpn.index()].ppn = ppn;
             if SHARED {
                 self.land_shared(i, ppn, page.content);
-            }
-            if CLASSIFIED {
-                let block = self.geo.block_of(ppn);
-                if let Some(c) = &mut self.classes {
-                    c.placed(page.lpn, block);
-                }
             }
         }
         staged.clear();

@@ -13,6 +13,7 @@
 
 use super::{ClassScheme, GcWrite, HostRequest, Invalidated, Reclaimed, SchemeSpace, UserWrite};
 use crate::config::PlacementSchemeConfig;
+use crate::flash::Lpn;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Fadac {
@@ -89,7 +90,7 @@ impl ClassScheme for Fadac {
         }
     }
 
-    fn sealed(&mut self, block: u32, _: u16) {
+    fn sealed(&mut self, block: u32, _: u16, _: &[Lpn]) {
         let b = block as usize;
         self.open_dead_pages -= u64::from(self.dead_while_open[b]);
         self.dead_while_open[b] = 0;

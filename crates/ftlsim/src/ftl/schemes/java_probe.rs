@@ -34,7 +34,8 @@ fn decisions_of_a_trace() {
     };
     let mut classes = Classes::new(&config, blocks, space);
     let mut open: Vec<Option<u32>> = vec![None; usize::from(config.classes())];
-    let mut filled = vec![0u32; blocks as usize];
+    // Each segment's writes (page, when), for its valid pages at its seal.
+    let mut members: Vec<Vec<(u32, u64)>> = vec![Vec::new(); blocks as usize];
     let mut next_block = 0u32;
     let mut segment_of = vec![u32::MAX; logical_pages as usize];
     let mut written_at = vec![0u64; logical_pages as usize];
@@ -70,12 +71,20 @@ fn decisions_of_a_trace() {
             });
             segment_of[l] = block;
             written_at[l] = now_pages;
-            filled[block as usize] += 1;
-            if filled[block as usize] == block_pages {
+            let written = &mut members[block as usize];
+            written.push((page as u32, now_pages));
+            if written.len() == block_pages as usize {
                 open[usize::from(class)] = None;
-                classes.sealed(block);
+                let written = std::mem::take(written);
+                classes.sealed(block, |valid| {
+                    valid.extend(
+                        written
+                            .iter()
+                            .filter(|&&(p, at)| written_at[p as usize] == at)
+                            .map(|&(p, _)| Lpn::new(p)),
+                    );
+                });
             }
-            classes.placed(lpn, block);
             writeln!(out, "{block}").expect("PROBE_OUT");
         }
     }

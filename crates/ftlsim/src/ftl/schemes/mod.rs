@@ -15,10 +15,10 @@
 //!
 //! Besides its two decisions a scheme may hear what SepBIT's simulator
 //! tells its `Separator`: a host write request before its pages
-//! (`addRequest`), a page's data dying in its block (`invalidate`), a page
-//! landing in a block (`postAppend`), a block filling (`sealSegment`) and a
-//! block reclaimed (`collectSegment`). Each hook is a no-op unless the
-//! scheme overrides it.
+//! (`addRequest`), a page's data dying in its block (`invalidate`), a block
+//! filling, with its valid pages if the scheme asks (`sealSegment`; SFS's
+//! `postAppend` sums, taken at once), and a block reclaimed
+//! (`collectSegment`). Each hook is a no-op unless the scheme overrides it.
 
 use crate::config::PlacementSchemeConfig;
 use crate::flash::Lpn;
@@ -112,10 +112,13 @@ pub(crate) trait ClassScheme {
     fn request(&mut self, _request: &HostRequest) {}
     /// A page's data died where it was (before the overwrite's `user_class`).
     fn invalidated(&mut self, _page: &Invalidated) {}
-    /// A page, user or GC write, was programmed into `block`.
-    fn placed(&mut self, _lpn: Lpn, _block: u32) {}
-    /// `block`, opened for `class`, is full.
-    fn sealed(&mut self, _block: u32, _class: u16) {}
+    /// Whether `sealed` wants the sealed block's valid pages.
+    fn wants_sealed_pages(&self) -> bool {
+        false
+    }
+    /// `block`, opened for `class`, is full; `valid_pages` are the LPNs of
+    /// its valid pages if the scheme `wants_sealed_pages` (else empty).
+    fn sealed(&mut self, _block: u32, _class: u16, _valid_pages: &[Lpn]) {}
     /// Bytes of state the scheme keeps (per-page and per-block arrays).
     fn state_bytes(&self) -> usize {
         0
@@ -182,16 +185,15 @@ macro_rules! placement_schemes {
                 }
             }
 
-            #[inline]
-            fn placed(&mut self, lpn: Lpn, block: u32) {
+            fn wants_sealed_pages(&self) -> bool {
                 match self {
-                    $( Self::$variant(s) => s.placed(lpn, block), )*
+                    $( Self::$variant(s) => s.wants_sealed_pages(), )*
                 }
             }
 
-            fn sealed(&mut self, block: u32, class: u16) {
+            fn sealed(&mut self, block: u32, class: u16, valid_pages: &[Lpn]) {
                 match self {
-                    $( Self::$variant(s) => s.sealed(block, class), )*
+                    $( Self::$variant(s) => s.sealed(block, class, valid_pages), )*
                 }
             }
 
@@ -235,6 +237,9 @@ pub(crate) struct Classes {
     victim_class: u16,
     /// Write requests so far: the clock of a request without an arrival.
     write_requests: u64,
+    /// The valid pages of the block being sealed, for a scheme that wants
+    /// them (capacity: a block's pages, reserved once).
+    sealed_pages: Vec<Lpn>,
 }
 
 impl Classes {
@@ -247,6 +252,7 @@ impl Classes {
             live_pages: 0,
             victim_class: 0,
             write_requests: 0,
+            sealed_pages: Vec::with_capacity(space.block_pages as usize),
         }
     }
 
@@ -284,16 +290,15 @@ impl Classes {
         self.scheme.invalidated(&Invalidated { lpn, block, class });
     }
 
-    /// `lpn`, a user or GC write, was programmed into `block`.
-    #[inline]
-    pub(crate) fn placed(&mut self, lpn: Lpn, block: u32) {
-        self.scheme.placed(lpn, block);
-    }
-
-    /// `block` is full.
-    pub(crate) fn sealed(&mut self, block: u32) {
+    /// `block` is full; `valid_pages` lists its valid pages' LPNs into the
+    /// buffer it is given, called only for a scheme that wants them.
+    pub(crate) fn sealed(&mut self, block: u32, valid_pages: impl FnOnce(&mut Vec<Lpn>)) {
         let class = self.block_class[block as usize];
-        self.scheme.sealed(block, class);
+        self.sealed_pages.clear();
+        if self.scheme.wants_sealed_pages() {
+            valid_pages(&mut self.sealed_pages);
+        }
+        self.scheme.sealed(block, class, &self.sealed_pages);
     }
 
     /// The class (the frontier) of a user write of `lpn`.

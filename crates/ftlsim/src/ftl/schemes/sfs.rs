@@ -19,6 +19,14 @@
 //!   Java's order of doubles (NaN, from a block with no valid page, above
 //!   everything), which the nearest-centre rule then never picks.
 //!
+//! A full block's sums (SepBIT's `postAppend` adds each page's count and
+//! time to its segment, `invalidate` takes them off) are taken when it
+//! fills, from its valid pages, and a page's death takes its share off; a
+//! page's count and time change only at its user writes, each of which
+//! kills the copy before, so the sums are SepBIT's (in exact integers while
+//! they stay below 2^53, as on SepBIT's synthetic traces' µs). An open
+//! block's sums are not kept: the quantisation reads full blocks only.
+//!
 //! SepBIT's simulator iterates its segments in its hash map's order; here
 //! they go in block order. Only the centres' last bits can differ (a
 //! group's sum in another order).
@@ -41,8 +49,8 @@ pub(crate) struct Sfs {
     hotness: f64,
     /// One per class, hottest first.
     centres: Vec<f64>,
-    /// Per block: sums over its valid pages of their write counts and
-    /// last-write times (as SepBIT's doubles), its valid pages, and whether
+    /// Per full block: sums over its valid pages of their write counts and
+    /// last-write times (as SepBIT's doubles), its valid pages; and whether
     /// it is full.
     block_writes: Vec<f64>,
     block_time_us: Vec<f64>,
@@ -197,20 +205,28 @@ impl ClassScheme for Sfs {
 
     fn invalidated(&mut self, page: &Invalidated) {
         let (l, b) = (page.lpn.index(), page.block as usize);
-        self.block_writes[b] -= f64::from(self.writes[l]);
-        self.block_time_us[b] -= self.last_us[l] as f64;
-        self.block_valid[b] -= 1;
+        if self.block_full[b] {
+            self.block_writes[b] -= f64::from(self.writes[l]);
+            self.block_time_us[b] -= self.last_us[l] as f64;
+            self.block_valid[b] -= 1;
+        }
     }
 
-    fn placed(&mut self, lpn: Lpn, block: u32) {
-        let (l, b) = (lpn.index(), block as usize);
-        self.block_writes[b] += f64::from(self.writes[l]);
-        self.block_time_us[b] += self.last_us[l] as f64;
-        self.block_valid[b] += 1;
+    fn wants_sealed_pages(&self) -> bool {
+        true
     }
 
-    fn sealed(&mut self, block: u32, _: u16) {
-        self.block_full[block as usize] = true;
+    fn sealed(&mut self, block: u32, _: u16, valid_pages: &[Lpn]) {
+        let b = block as usize;
+        let (mut writes, mut time_us) = (0.0, 0.0);
+        for lpn in valid_pages {
+            writes += f64::from(self.writes[lpn.index()]);
+            time_us += self.last_us[lpn.index()] as f64;
+        }
+        self.block_writes[b] = writes;
+        self.block_time_us[b] = time_us;
+        self.block_valid[b] = valid_pages.len() as u32;
+        self.block_full[b] = true;
     }
 
     fn reclaimed(&mut self, block: &Reclaimed) {

@@ -28,6 +28,7 @@
 
 use super::{ClassScheme, GcWrite, HostRequest, SchemeSpace, UserWrite};
 use crate::config::PlacementSchemeConfig;
+use crate::flash::Lpn;
 
 #[derive(Debug, Clone, Copy)]
 struct Cluster {
@@ -165,7 +166,7 @@ impl ClassScheme for Warcip {
         self.clusters[0].frontier
     }
 
-    fn sealed(&mut self, _: u32, frontier: u16) {
+    fn sealed(&mut self, _: u32, frontier: u16, _: &[Lpn]) {
         let Some(id) = self.clusters.iter().position(|c| c.frontier == frontier) else {
             return;
         };
@@ -195,7 +196,6 @@ impl ClassScheme for Warcip {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flash::Lpn;
 
     fn user(w: &mut Warcip, lpn: u32) -> u16 {
         w.user_class(&UserWrite {
@@ -228,11 +228,11 @@ mod tests {
         assert_eq!(user(&mut w, 1), 2);
         // Cluster 2 (frontier 2) filled its block with every write; the
         // other user cluster took none: it is marked to merge.
-        w.sealed(0, 2);
+        w.sealed(0, 2, &[]);
         assert_eq!(w.merge_next, Some(1));
         assert_eq!(w.clusters.len(), 3);
         // Cluster 1's block fills: it merges away, frontier 1 is free.
-        w.sealed(1, 1);
+        w.sealed(1, 1, &[]);
         let frontiers: Vec<u16> = w.clusters.iter().map(|c| c.frontier).collect();
         assert_eq!(frontiers, [0, 2]);
         // The lone user cluster, marked in turn, does not merge; it takes
@@ -240,7 +240,7 @@ mod tests {
         assert_eq!(w.merge_next, Some(1));
         assert_eq!(user(&mut w, 2), 2);
         assert_eq!(user(&mut w, 3), 2);
-        w.sealed(2, 2);
+        w.sealed(2, 2, &[]);
         let frontiers: Vec<u16> = w.clusters.iter().map(|c| c.frontier).collect();
         assert_eq!(frontiers, [0, 1, 2]);
         // The last user cluster never merges.
@@ -252,7 +252,7 @@ mod tests {
             space,
         );
         two.merge_next = Some(1);
-        two.sealed(0, 1);
+        two.sealed(0, 1, &[]);
         assert_eq!(two.clusters.len(), 2);
         assert_eq!(user(&mut two, 5), 1);
     }
