@@ -1,25 +1,69 @@
 //! Placement schemes (`[ftl.placement_scheme]`): each through the device
-//! against the reference model, the baselines equal to the frontier modes
-//! they stand for, SepBIT's direction on a skewed workload, and bad keys.
+//! (page by page, and request by request through the stack) against the
+//! reference model, the baselines equal to the frontier modes they stand
+//! for, determinism, the directions that hold on a skewed workload, and bad
+//! keys.
+
+use std::collections::HashMap;
 
 use ftlsim::config::{Config, FrontierMode, GcPolicyName, PlacementSchemeConfig, Regime};
-use ftlsim::{run, RunOptions};
+use ftlsim::host::Stack;
+use ftlsim::request::{BlockDevice, Op, Request};
+use ftlsim::{run, RunOptions, Ssd, SsdOptions};
 use proptest::prelude::*;
 
 use crate::reference_model::{drive, long_sequence, steps};
 
-fn schemes() -> [PlacementSchemeConfig; 5] {
-    [
-        PlacementSchemeConfig::Nosep {},
-        PlacementSchemeConfig::Sepgc {},
-        PlacementSchemeConfig::Dac { classes: 6 },
-        PlacementSchemeConfig::Sepbit {
+/// Every scheme, with the keys that make a small device exercise its
+/// machinery: short periods, small chunks, few extents.
+fn schemes() -> Vec<PlacementSchemeConfig> {
+    use PlacementSchemeConfig::*;
+    vec![
+        Nosep {},
+        Sepgc {},
+        Dac { classes: 6 },
+        Sfs {
+            classes: 6,
+            quantization_iterations: 3,
+        },
+        Multilog { classes: 6 },
+        Eti {
+            max_extents: 8,
+            decay_period_requests: 64,
+            hot_count: 2,
+            max_count: 3,
+        },
+        Mq {
+            classes: 6,
+            chunk_pages: 4,
+        },
+        Sfr {
+            classes: 6,
+            chunk_pages: 4,
+            decay_period_pages: 64,
+        },
+        Fadac { classes: 6 },
+        Warcip {
+            classes: 6,
+            split_merge_period_segments: 2,
+        },
+        Sepbit {
             lifespan_window_segments: 2,
             gc_age_base: 4.0,
         },
         // Driven page by page there is no pre-pass: every write is class 0.
-        PlacementSchemeConfig::Fk { classes: 6 },
+        Fk { classes: 6 },
     ]
+}
+
+/// Every scheme with its defaults, as a config names it.
+fn defaults() -> Vec<PlacementSchemeConfig> {
+    [
+        "nosep", "sepgc", "dac", "sfs", "multilog", "eti", "mq", "sfr", "fadac", "warcip", "sepbit",
+    ]
+    .iter()
+    .map(|t| toml::from_str(&format!("type = \"{t}\"")).unwrap())
+    .collect()
 }
 
 /// 32 blocks of 8 pages, a quarter spare: room for six class frontiers.
@@ -52,6 +96,129 @@ fn long_runs_match_the_model_for_every_scheme() {
     let seq = long_sequence(11, 16, 0.7, LOGICAL);
     for scheme in schemes() {
         drive(&small(scheme), &seq, 101).unwrap_or_else(|e| panic!("{scheme:?}: {e}"));
+    }
+}
+
+/// A request: a write of `pages` pages from an LPN, a trim or a read.
+#[derive(Debug, Clone)]
+enum Req {
+    Write(u64, u32),
+    Trim(u64, u32),
+    Read(u64, u32),
+}
+
+fn requests(logical: u64, len: usize) -> impl Strategy<Value = Vec<Req>> {
+    // Sequential runs, a hot eighth and scattered pages, so that chunk and
+    // extent schemes see both kinds of request.
+    let req = prop_oneof![
+        5 => (0..logical, 1..9u32).prop_map(|(l, p)| Req::Write(l, p)),
+        3 => (0..logical / 8, 1..3u32).prop_map(|(l, p)| Req::Write(l, p)),
+        1 => (0..logical, 1..5u32).prop_map(|(l, p)| Req::Trim(l, p)),
+        2 => (0..logical, 1..9u32).prop_map(|(l, p)| Req::Read(l, p)),
+    ];
+    prop::collection::vec(req, len)
+}
+
+/// Submits the requests at the top of a stack of no layers over the
+/// device (the run's path: each request whole, with an arrival), against
+/// a map LPN → content; checks every read and, at the end, every page.
+fn drive_requests(cfg: &Config, reqs: &[Req]) -> Result<(), TestCaseError> {
+    let options = SsdOptions {
+        track_content: true,
+        survival: true,
+    };
+    let ssd = Ssd::new(cfg, &options).expect("valid config");
+    let mut stack = Stack::new(cfg, ssd).expect("no layers");
+    let logical = stack.logical_pages();
+    let mut model: HashMap<u64, u64> = HashMap::new();
+    let mut req = Request::default();
+    let mut tag = 0u64;
+    for (i, r) in reqs.iter().enumerate() {
+        let (op, lpn, pages) = match *r {
+            Req::Write(l, p) => (Op::Write, l, p),
+            Req::Trim(l, p) => (Op::Trim, l, p),
+            Req::Read(l, p) => (Op::Read, l, p),
+        };
+        let pages = pages.min((logical - lpn) as u32);
+        req.set(op, lpn, pages);
+        // Arrivals 3 µs apart, some requests together.
+        req.arrival_ns = Some(i as u64 / 2 * 3_000);
+        if op == Op::Write {
+            req.fingerprints
+                .extend((0..u64::from(pages)).map(|k| tag + k + 1));
+        }
+        stack
+            .submit(&req)
+            .map_err(|e| TestCaseError::fail(format!("request {i}: {e}")))?;
+        for k in 0..u64::from(pages) {
+            match op {
+                Op::Write => {
+                    model.insert(lpn + k, tag + k + 1);
+                }
+                Op::Trim => {
+                    model.remove(&(lpn + k));
+                }
+                _ => {
+                    let got = stack
+                        .ssd_mut()
+                        .read_page(lpn + k)
+                        .unwrap()
+                        .map(|p| p.content);
+                    prop_assert_eq!(got, model.get(&(lpn + k)).copied(), "request {}", i);
+                }
+            }
+        }
+        tag += u64::from(pages);
+    }
+    let ssd = stack.ssd_mut();
+    ssd.check_invariants()
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    for lpn in 0..logical {
+        let got = ssd.read_page(lpn).unwrap().map(|p| p.content);
+        prop_assert_eq!(got, model.get(&lpn).copied(), "final read of LPN {}", lpn);
+    }
+    prop_assert!(
+        ssd.counters().gc_count > 0 || reqs.len() < 500,
+        "the requests should have exercised GC"
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_scheme_matches_the_model_request_by_request(r in requests(LOGICAL, 1500)) {
+        for scheme in schemes().into_iter().chain(defaults()) {
+            drive_requests(&small(scheme), &r)?;
+        }
+    }
+}
+
+/// Long runs of requests: many GC cycles, so that every scheme's learning
+/// (quantisation, splits and merges, decays, ℓ) runs and is used.
+#[test]
+fn long_request_runs_match_the_model_for_every_scheme() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(29);
+    let reqs: Vec<Req> = (0..40_000)
+        .map(|_| {
+            let hot = rng.random_bool(0.7);
+            let lpn = if hot {
+                rng.random_range(0..24)
+            } else {
+                rng.random_range(0..LOGICAL)
+            };
+            let pages = rng.random_range(1..5);
+            match rng.random_range(0..10) {
+                0 => Req::Trim(lpn, pages),
+                1..=2 => Req::Read(lpn, pages),
+                _ => Req::Write(lpn, pages),
+            }
+        })
+        .collect();
+    for scheme in schemes().into_iter().chain(defaults()) {
+        drive_requests(&small(scheme), &reqs).unwrap_or_else(|e| panic!("{scheme:?}: {e}"));
     }
 }
 
@@ -126,6 +293,63 @@ fn fk_writes_less_than_the_baselines_on_skew() {
     );
 }
 
+/// The zipf config's report, whole, as JSON.
+fn zipf_report(scheme: PlacementSchemeConfig) -> String {
+    let mut c: Config = toml::from_str(
+        r#"
+        [device]
+        blocks = 256
+        pages_per_block = 32
+        spare_factor = 0.1
+        [workload]
+        type = "zipf"
+        zipf_theta = 0.99
+        writes = "2x"
+        warmup = "1x"
+        "#,
+    )
+    .unwrap();
+    c.ftl.placement_scheme = Some(scheme);
+    let r = run(&c, &RunOptions::default(), &mut |_| {}).unwrap();
+    serde_json::to_string(&r).unwrap()
+}
+
+/// Same config and seed, same report, byte for byte: MultiLog's draws come
+/// from the seed, and nothing else draws.
+#[test]
+fn every_scheme_is_deterministic() {
+    for scheme in defaults() {
+        assert_eq!(zipf_report(scheme), zipf_report(scheme), "{scheme:?}");
+    }
+}
+
+/// On Zipf 0.99 every scheme that separates user writes by what it has
+/// seen of them writes less than NoSep (by 19 % to 41 % on this device,
+/// 2026-11-27), and SepBIT less than SFR (the issue's must-show, as
+/// SepBIT's paper reports on skewed traces). MQ and SFR stay above SepGC
+/// here: their chunks of 1 and 2 MiB mix the scattered hot pages of a
+/// Zipf law with cold ones.
+#[test]
+fn hot_cold_separators_beat_nosep_on_skew() {
+    let nosep = zipf(Some(PlacementSchemeConfig::Nosep {}), FrontierMode::Shared);
+    let mut sfr = 0.0;
+    let mut sepbit = 0.0;
+    for scheme in defaults() {
+        let name = scheme.name();
+        if matches!(name, "nosep" | "sepgc") {
+            continue;
+        }
+        let waf = zipf(Some(scheme), FrontierMode::Shared);
+        assert!(waf < 0.9 * nosep, "{name} {waf} against nosep {nosep}");
+        match name {
+            "sfr" => sfr = waf,
+            "sepbit" => sepbit = waf,
+            _ => {}
+        }
+    }
+    assert!(sepbit < sfr, "sepbit {sepbit}, sfr {sfr}");
+}
+
 fn refused(toml_text: &str) -> (String, String) {
     let c: Result<Config, _> = toml::from_str(toml_text);
     match c {
@@ -154,6 +378,43 @@ fn bad_scheme_keys_are_refused_by_name() {
     assert!(msg.contains("sepbit"), "{msg}");
     let (key, _) = refused("[ftl]\ndedup = true\n[ftl.placement_scheme]\ntype = \"sepgc\"\n");
     assert_eq!(key, "ftl.dedup");
+    // Each new scheme's keys: a wrong type is refused by serde (the CLI
+    // names the table, `ftl.placement_scheme`, and the value: serde's
+    // internally tagged enums do not tell which field), a value out of
+    // range by the key's path.
+    for (scheme, key, bad_type, out_of_range) in [
+        ("sfs", "classes", "\"6\"", "0"),
+        ("sfs", "quantization_iterations", "1.5", "0"),
+        ("multilog", "classes", "true", "65"),
+        ("eti", "max_extents", "\"many\"", "2"),
+        ("eti", "decay_period_requests", "-1", "0"),
+        ("eti", "hot_count", "4.0", "16"),
+        ("eti", "max_count", "[15]", "256"),
+        ("mq", "classes", "\"x\"", "1"),
+        ("mq", "chunk_pages", "1.0", "0"),
+        ("sfr", "classes", "2.5", "1"),
+        ("sfr", "chunk_pages", "\"512\"", "0"),
+        ("sfr", "decay_period_pages", "false", "0"),
+        ("fadac", "classes", "\"six\"", "0"),
+        ("warcip", "classes", "{}", "1"),
+        ("warcip", "split_merge_period_segments", "\"256\"", "0"),
+    ] {
+        let head = format!("[ftl.placement_scheme]\ntype = \"{scheme}\"\n");
+        let (where_, msg) = refused(&format!("{head}{key} = {bad_type}\n"));
+        assert!(
+            where_ == "toml" && (msg.contains("invalid type") || msg.contains("invalid value")),
+            "{scheme}.{key} = {bad_type}: {msg}"
+        );
+        let (path, msg) = refused(&format!("{head}{key} = {out_of_range}\n"));
+        let u16_overflow = path == "toml" && msg.contains("expected u16");
+        assert!(
+            u16_overflow || path == format!("ftl.placement_scheme.{key}"),
+            "{scheme}.{key} = {out_of_range}: {path}: {msg}"
+        );
+        // Another scheme's key is not this one's.
+        let (_, msg) = refused(&format!("{head}gc_age_base = 4.0\n"));
+        assert!(msg.contains("unknown field"), "{scheme}: {msg}");
+    }
     let layered = "[ftl]\nstreams = 4\n[ftl.placement_scheme]\ntype = \"fk\"\n[[host.layers]]\ntype = \"autostream\"\n";
     let (key, msg) = refused(layered);
     assert!(key.starts_with("host.layers"), "{key}: {msg}");

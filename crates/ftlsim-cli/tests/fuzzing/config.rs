@@ -89,10 +89,45 @@ pub const KEYS: &[(&str, Kind, &[&str])] = &[
     ),
     (
         "ftl.placement_scheme.type",
-        Enum(&["nosep", "sepgc", "dac", "sepbit", "fk"]),
+        Enum(&[
+            "nosep", "sepgc", "dac", "sfs", "multilog", "eti", "mq", "sfr", "fadac", "warcip",
+            "sepbit", "fk",
+        ]),
         &[],
     ),
     ("ftl.placement_scheme.classes", Uint(16), &["1", "2", "6"]),
+    (
+        "ftl.placement_scheme.quantization_iterations",
+        Uint(32),
+        &["1", "3"],
+    ),
+    ("ftl.placement_scheme.max_extents", Uint(32), &["3", "1024"]),
+    (
+        "ftl.placement_scheme.decay_period_requests",
+        Uint(32),
+        &["1", "4096"],
+    ),
+    ("ftl.placement_scheme.hot_count", Uint(32), &["1", "4"]),
+    (
+        "ftl.placement_scheme.max_count",
+        Uint(32),
+        &["1", "15", "255"],
+    ),
+    (
+        "ftl.placement_scheme.chunk_pages",
+        Uint(32),
+        &["1", "256", "512"],
+    ),
+    (
+        "ftl.placement_scheme.decay_period_pages",
+        Uint(32),
+        &["1", "16384"],
+    ),
+    (
+        "ftl.placement_scheme.split_merge_period_segments",
+        Uint(32),
+        &["1", "256"],
+    ),
     (
         "ftl.placement_scheme.lifespan_window_segments",
         Uint(32),

@@ -168,7 +168,11 @@ fn streams_and_fdp() -> Vec<Case> {
 fn placement() -> Vec<Case> {
     let example = "examples/placement/sepbit.toml";
     let small: &[&str] = &["device.blocks=256", "device.pages_per_block=64"];
-    let mut cases: Vec<Case> = ["nosep", "sepgc", "dac", "sepbit", "fk"]
+    let schemes = [
+        "nosep", "sepgc", "dac", "sfs", "multilog", "eti", "mq", "sfr", "fadac", "warcip",
+        "sepbit", "fk",
+    ];
+    let mut cases: Vec<Case> = schemes
         .iter()
         .map(|scheme| {
             let set = format!("ftl.placement_scheme.type=\"{scheme}\"");

@@ -46,6 +46,93 @@ pub enum PlacementSchemeConfig {
         #[serde(default = "default_gc_age_base")]
         gc_age_base: f64,
     },
+    /// SFS (Min et al., "SFS: Random Write Considered Harmful in Solid State
+    /// Drives", FAST'12): a page's hotness is its write count over the time
+    /// since its last write; each write goes to the class whose centre is
+    /// nearest; at every GC the centres are re-quantised from the hotness
+    /// of every full block (iterative segment quantisation).
+    Sfs {
+        #[serde(default = "default_classes")]
+        classes: u16,
+        /// Rounds of the quantisation at each GC (3 in SepBIT's simulator).
+        #[serde(default = "default_sfs_iterations")]
+        quantization_iterations: u32,
+    },
+    /// MultiLog (Stoica and Ailamaki, "Improving Flash Write Performance by
+    /// Using Update Frequency", VLDB'13): a page's level rises by one at each
+    /// GC write (up to the highest level in use, which opens the next once
+    /// its class holds a block's worth of valid pages), and may drop by one
+    /// at a user write that comes sooner than its level's expected update
+    /// distance.
+    Multilog {
+        #[serde(default = "default_classes")]
+        classes: u16,
+    },
+    /// ETI, extent-based temperature identification (Shafaei, Desnoyers and
+    /// Fitzpatrick, HotStorage'16): write counts kept per LBA extent (split
+    /// on partial writes, merged when counts decay); hot extents in class 0,
+    /// the rest in 1, GC writes in 2.
+    Eti {
+        /// Extents kept at most (1024 in SepBIT's simulator).
+        #[serde(default = "default_eti_max_extents")]
+        max_extents: u32,
+        /// Write requests between halvings of every count (4096).
+        #[serde(default = "default_eti_decay_period")]
+        decay_period_requests: u32,
+        /// A count at least this makes an extent hot (4).
+        #[serde(default = "default_eti_hot_count")]
+        hot_count: u32,
+        /// Counts saturate here (15: four bits).
+        #[serde(default = "default_eti_max_count")]
+        max_count: u32,
+    },
+    /// AutoStream's MultiQueue (Yang et al., SYSTOR'17) as SepBIT's
+    /// simulator runs it: a user write's class is ⌊ln⌋ of its chunk's write
+    /// requests, capped at `classes` − 2; GC writes take the last class.
+    Mq {
+        #[serde(default = "default_classes")]
+        classes: u16,
+        /// Pages per chunk (256: 1 MiB of 4 KiB pages).
+        #[serde(default = "default_mq_chunk_pages")]
+        chunk_pages: u32,
+    },
+    /// AutoStream's SFR, sequentiality, frequency and recency (Yang et al.,
+    /// SYSTOR'17): a chunk's write count halves every `decay_period_pages`
+    /// host writes; a user write's class is ⌊ln⌋ of its chunk's count, capped
+    /// at `classes` − 2, and a request that continues the previous one takes
+    /// the previous class; GC writes take the last class.
+    Sfr {
+        #[serde(default = "default_classes")]
+        classes: u16,
+        /// Pages per chunk (512: 2 MiB of 4 KiB pages).
+        #[serde(default = "default_sfr_chunk_pages")]
+        chunk_pages: u32,
+        /// Host page writes per halving of a chunk's count (16384: 64 MiB).
+        #[serde(default = "default_sfr_decay_period")]
+        decay_period_pages: u32,
+    },
+    /// FADaC (Kremer and Brinkmann, "FADaC: A Self-Adapting Data Classifier
+    /// for Flash Memory", SYSTOR'19): a page's write count (+1 per user write,
+    /// −1 per GC write) against a fading average of request sizes, in powers
+    /// of ten.
+    Fadac {
+        #[serde(default = "default_classes")]
+        classes: u16,
+    },
+    /// WARCIP (Yang et al., "WARCIP: Write Amplification Reduction by
+    /// Clustering I/O Pages", SYSTOR'19): user writes clustered by rewrite
+    /// interval (nearest centre, a running mean), GC writes in a class of
+    /// their own; every `split_merge_period_segments` blocks the user
+    /// clusters fill, a cluster taking over half the writes splits and a
+    /// cluster filling less than a block merges away.
+    Warcip {
+        /// Clusters at most, the GC class included.
+        #[serde(default = "default_classes")]
+        classes: u16,
+        /// User blocks filled between splits and merges (256).
+        #[serde(default = "default_warcip_period")]
+        split_merge_period_segments: u32,
+    },
     /// Future knowledge: a write's class is its page's remaining lifespan
     /// in blocks' worth of host writes, capped at the last class, for user
     /// and GC writes alike (SepBIT's FK). The lifespans come from a
@@ -58,6 +145,42 @@ pub enum PlacementSchemeConfig {
 
 fn default_classes() -> u16 {
     DEFAULT_CLASSES
+}
+
+fn default_sfs_iterations() -> u32 {
+    3
+}
+
+fn default_eti_max_extents() -> u32 {
+    1024
+}
+
+fn default_eti_decay_period() -> u32 {
+    4096
+}
+
+fn default_eti_hot_count() -> u32 {
+    4
+}
+
+fn default_eti_max_count() -> u32 {
+    15
+}
+
+fn default_mq_chunk_pages() -> u32 {
+    256
+}
+
+fn default_sfr_chunk_pages() -> u32 {
+    512
+}
+
+fn default_sfr_decay_period() -> u32 {
+    16384
+}
+
+fn default_warcip_period() -> u32 {
+    256
 }
 
 fn default_lifespan_window() -> u32 {
@@ -75,6 +198,13 @@ impl PlacementSchemeConfig {
             Self::Nosep {} => "nosep",
             Self::Sepgc {} => "sepgc",
             Self::Dac { .. } => "dac",
+            Self::Sfs { .. } => "sfs",
+            Self::Multilog { .. } => "multilog",
+            Self::Eti { .. } => "eti",
+            Self::Mq { .. } => "mq",
+            Self::Sfr { .. } => "sfr",
+            Self::Fadac { .. } => "fadac",
+            Self::Warcip { .. } => "warcip",
             Self::Sepbit { .. } => "sepbit",
             Self::Fk { .. } => "fk",
         }
@@ -85,7 +215,14 @@ impl PlacementSchemeConfig {
         match self {
             Self::Nosep {} => 1,
             Self::Sepgc {} => 2,
-            Self::Dac { classes } => *classes,
+            Self::Dac { classes }
+            | Self::Sfs { classes, .. }
+            | Self::Multilog { classes }
+            | Self::Mq { classes, .. }
+            | Self::Sfr { classes, .. }
+            | Self::Fadac { classes }
+            | Self::Warcip { classes, .. } => *classes,
+            Self::Eti { .. } => 3,
             Self::Sepbit { .. } => 6,
             Self::Fk { classes } => *classes,
         }
@@ -99,17 +236,79 @@ impl PlacementSchemeConfig {
 
     /// The scheme's own keys, each named by its path.
     pub fn check_keys(&self) -> Result<(), ConfigError> {
-        const KEY: &str = "ftl.placement_scheme";
         match *self {
             Self::Nosep {} | Self::Sepgc {} => Ok(()),
-            Self::Dac { classes } | Self::Fk { classes } => {
-                if !(1..=MAX_CLASSES).contains(&classes) {
+            Self::Dac { classes }
+            | Self::Fk { classes }
+            | Self::Multilog { classes }
+            | Self::Fadac { classes } => check_classes(classes, 1),
+            Self::Sfs {
+                classes,
+                quantization_iterations,
+            } => {
+                check_classes(classes, 1)?;
+                // Each round scans every full block at every GC.
+                if !(1..=MAX_SFS_ITERATIONS).contains(&quantization_iterations) {
                     return Err(ConfigError::new(
-                        format!("{KEY}.classes"),
-                        format!("{classes} is outside 1..={MAX_CLASSES}"),
+                        format!("{KEY}.quantization_iterations"),
+                        format!("{quantization_iterations} is outside 1..={MAX_SFS_ITERATIONS}"),
                     ));
                 }
                 Ok(())
+            }
+            Self::Eti {
+                max_extents,
+                decay_period_requests,
+                hot_count,
+                max_count,
+            } => {
+                // At least three: a partial write in the middle of an
+                // extent splits it in three. At most 2^20 (24 MiB, kept
+                // sorted: a split moves the extents after it).
+                if !(3..=MAX_ETI_EXTENTS).contains(&max_extents) {
+                    return Err(ConfigError::new(
+                        format!("{KEY}.max_extents"),
+                        format!("{max_extents} is outside 3..={MAX_ETI_EXTENTS}"),
+                    ));
+                }
+                check_positive("decay_period_requests", decay_period_requests)?;
+                if !(1..=255).contains(&max_count) {
+                    return Err(ConfigError::new(
+                        format!("{KEY}.max_count"),
+                        format!("{max_count} is outside 1..=255"),
+                    ));
+                }
+                if !(1..=max_count).contains(&hot_count) {
+                    return Err(ConfigError::new(
+                        format!("{KEY}.hot_count"),
+                        format!("{hot_count} is outside 1..={max_count} (max_count)"),
+                    ));
+                }
+                Ok(())
+            }
+            // One class at least for user writes besides GC's.
+            Self::Mq {
+                classes,
+                chunk_pages,
+            } => {
+                check_classes(classes, 2)?;
+                check_positive("chunk_pages", chunk_pages)
+            }
+            Self::Sfr {
+                classes,
+                chunk_pages,
+                decay_period_pages,
+            } => {
+                check_classes(classes, 2)?;
+                check_positive("chunk_pages", chunk_pages)?;
+                check_positive("decay_period_pages", decay_period_pages)
+            }
+            Self::Warcip {
+                classes,
+                split_merge_period_segments,
+            } => {
+                check_classes(classes, 2)?;
+                check_positive("split_merge_period_segments", split_merge_period_segments)
             }
             Self::Sepbit {
                 lifespan_window_segments,
@@ -131,4 +330,32 @@ impl PlacementSchemeConfig {
             }
         }
     }
+}
+
+const KEY: &str = "ftl.placement_scheme";
+
+/// ETI's extents at most.
+const MAX_ETI_EXTENTS: u32 = 1 << 20;
+
+/// SFS's rounds of quantisation at most.
+const MAX_SFS_ITERATIONS: u32 = 64;
+
+fn check_classes(classes: u16, least: u16) -> Result<(), ConfigError> {
+    if !(least..=MAX_CLASSES).contains(&classes) {
+        return Err(ConfigError::new(
+            format!("{KEY}.classes"),
+            format!("{classes} is outside {least}..={MAX_CLASSES}"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_positive(key: &str, value: u32) -> Result<(), ConfigError> {
+    if value == 0 {
+        return Err(ConfigError::new(
+            format!("{KEY}.{key}"),
+            "must be at least 1",
+        ));
+    }
+    Ok(())
 }

@@ -3,7 +3,7 @@
 //! and a full block closes into its reclaim group's victim index.
 
 use super::frontier::FrontierKey;
-use super::Ssd;
+use super::{valid_bit, Ssd};
 use crate::error::SimError;
 use crate::flash::{BlockState, BlockTable, Ppn, NO_BLOCK};
 
@@ -18,6 +18,19 @@ impl Ssd {
         self.blocks.state[b] = BlockState::Full;
         self.blocks.owner[b] = BlockTable::NO_OWNER;
         self.victim_insert(block);
+        if let Some(c) = &mut self.classes {
+            let first = self.geo.first_page(block);
+            let ppb = self.geo.pages_per_block;
+            let (bits, oob) = (&self.valid_bits, &self.oob_lpn);
+            c.sealed(block, |pages| {
+                for k in 0..ppb {
+                    let ppn = first + k;
+                    if valid_bit(bits, ppn) {
+                        pages.push(oob[ppn.index()]);
+                    }
+                }
+            });
+        }
     }
 
     #[inline]

@@ -21,6 +21,15 @@ impl Ssd {
         }
         // Under FDP an invalid placement id becomes handle 0 here, once per request.
         let stream = self.resolve_stream(req.stream)?;
+        if let Some(c) = &mut self.classes {
+            c.request(
+                req.lpn,
+                req.pages,
+                req.arrival_ns,
+                self.now_pages,
+                self.logical_pages,
+            );
+        }
         // Without content keying a request carries no fingerprints: that
         // loop looks up none.
         let written = if req.fingerprints.is_empty() {

@@ -19,6 +19,9 @@ impl Ssd {
         } else {
             self.l2p[lpn.index()].ppn = Ppn::NONE;
             self.invalidate(old);
+            let block = self.geo.block_of(old.ppn);
+            let classes = self.classes.as_mut().expect("a placement scheme is set");
+            classes.invalidated(lpn, block);
             Some(self.pages_since(old.written_at))
         };
         let now = self.now_pages;

@@ -122,7 +122,7 @@ impl Ssd {
         let origin_stream = self.blocks.stream[v];
         let now = self.now_pages;
         if let Some(c) = &mut self.classes {
-            c.reclaiming(victim, now, why == Reclaim::Gc);
+            c.reclaiming(victim, valid, now, why == Reclaim::Gc);
         }
         // Sharing and placement schemes choose each copy's frontier; the
         // others one for the whole victim (tested once here, not per page).

@@ -303,6 +303,8 @@ impl Ssd {
                     schemes::SchemeSpace {
                         logical_pages,
                         block_pages: ppb,
+                        blocks: geo.blocks,
+                        seed: plan.seed,
                     },
                 ))),
                 _ => None,

@@ -210,7 +210,7 @@ impl Ssd {
             self.l2p[lpn.index()] = UNMAPPED;
             self.invalidate(old);
             if let Some(c) = &mut self.classes {
-                c.trimmed();
+                c.trimmed(lpn, self.geo.block_of(old.ppn));
             }
             if self.durability.is_some() {
                 self.durable_record(durability::RecordKind::Trim { lpn });

@@ -7,7 +7,18 @@
 //! with its keys.
 //!
 //! Time is logical, in host page writes (the `Ssd`'s `now_pages`), as in
-//! SepBIT's simulator, whose clock counts user block writes.
+//! SepBIT's simulator, whose clock counts user block writes; the schemes
+//! that read the trace's clock (SFS, WARCIP: SepBIT's simulator gives them
+//! its `globalTimestampInUs`) get a request's arrival in microseconds, or
+//! without one the write requests before it (1 µs apart, as SepBIT's
+//! synthetic traces and `ftlsim trace synth` space them).
+//!
+//! Besides its two decisions a scheme may hear what SepBIT's simulator
+//! tells its `Separator`: a host write request before its pages
+//! (`addRequest`), a page's data dying in its block (`invalidate`), a block
+//! filling, with its valid pages if the scheme asks (`sealSegment`; SFS's
+//! `postAppend` sums, taken at once), and a block reclaimed
+//! (`collectSegment`). Each hook is a no-op unless the scheme overrides it.
 
 use crate::config::PlacementSchemeConfig;
 use crate::flash::Lpn;
@@ -19,6 +30,32 @@ pub(crate) struct SchemeSpace {
     pub logical_pages: u32,
     /// Pages per block: a segment, in SepBIT's terms.
     pub block_pages: u32,
+    /// Blocks of the device (per-block state is sized by it).
+    pub blocks: u32,
+    /// The run's seed, for a scheme that draws at random.
+    pub seed: u64,
+}
+
+/// A host write request, before its pages are written.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct HostRequest {
+    /// Its first page (the request lies in the logical space).
+    pub lpn: Lpn,
+    pub pages: u32,
+    /// Its arrival in µs, or the write requests before it (module comment).
+    pub time_us: u64,
+    /// Host page writes before it.
+    pub writes_before: u64,
+    /// Logical pages holding data before it.
+    pub live_pages: u64,
+}
+
+/// A page's data died (an overwrite or a trim) in `block`, of `class`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Invalidated {
+    pub lpn: Lpn,
+    pub block: u32,
+    pub class: u16,
 }
 
 /// A user write, as a scheme sees it.
@@ -47,12 +84,18 @@ pub(crate) struct GcWrite {
     pub now_pages: u64,
 }
 
-/// A block reclaimed by GC, before its valid pages are copied.
+/// A block reclaimed, before its valid pages are copied.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Reclaimed {
+    pub block: u32,
     pub class: u16,
     /// Host page writes from the block's opening to its reclaim.
     pub lifespan_pages: u64,
+    /// Its valid pages, which its GC writes will copy.
+    pub valid_pages: u32,
+    /// By GC (false: by wear leveling, which SepBIT's simulator does not
+    /// have and a scheme does not learn from).
+    pub gc: bool,
 }
 
 /// What every scheme answers. `classes` frontiers exist; a class returned
@@ -65,6 +108,21 @@ pub(crate) trait ClassScheme {
     /// The remaining lifespan of every host page write of the run, from its
     /// pre-pass (a scheme that `foresees`; the others ignore it).
     fn foresee(&mut self, _future: &Lifetimes) {}
+    /// A host write request, before its pages' `user_class`.
+    fn request(&mut self, _request: &HostRequest) {}
+    /// A page's data died where it was (before the overwrite's `user_class`).
+    fn invalidated(&mut self, _page: &Invalidated) {}
+    /// Whether `sealed` wants the sealed block's valid pages.
+    fn wants_sealed_pages(&self) -> bool {
+        false
+    }
+    /// `block`, opened for `class`, is full; `valid_pages` are the LPNs of
+    /// its valid pages if the scheme `wants_sealed_pages` (else empty).
+    fn sealed(&mut self, _block: u32, _class: u16, _valid_pages: &[Lpn]) {}
+    /// Bytes of state the scheme keeps (per-page and per-block arrays).
+    fn state_bytes(&self) -> usize {
+        0
+    }
 }
 
 /// The one list of schemes: `Variant(module::Type)`, the variant named as
@@ -113,6 +171,37 @@ macro_rules! placement_schemes {
                     $( Self::$variant(s) => s.reclaimed(block), )*
                 }
             }
+
+            fn request(&mut self, request: &HostRequest) {
+                match self {
+                    $( Self::$variant(s) => s.request(request), )*
+                }
+            }
+
+            #[inline]
+            fn invalidated(&mut self, page: &Invalidated) {
+                match self {
+                    $( Self::$variant(s) => s.invalidated(page), )*
+                }
+            }
+
+            fn wants_sealed_pages(&self) -> bool {
+                match self {
+                    $( Self::$variant(s) => s.wants_sealed_pages(), )*
+                }
+            }
+
+            fn sealed(&mut self, block: u32, class: u16, valid_pages: &[Lpn]) {
+                match self {
+                    $( Self::$variant(s) => s.sealed(block, class, valid_pages), )*
+                }
+            }
+
+            fn state_bytes(&self) -> usize {
+                match self {
+                    $( Self::$variant(s) => s.state_bytes(), )*
+                }
+            }
         }
 
         /// Every scheme's name as the config spells it (`type`), in the
@@ -136,10 +225,20 @@ fn kebab(name: &str) -> String {
     out
 }
 
+#[cfg(test)]
+mod java_probe;
+
 placement_schemes! {
     Nosep(nosep::Nosep),
     Sepgc(sepgc::Sepgc),
     Dac(dac::Dac),
+    Sfs(sfs::Sfs),
+    Multilog(multilog::Multilog),
+    Eti(eti::Eti),
+    Mq(mq::Mq),
+    Sfr(sfr::Sfr),
+    Fadac(fadac::Fadac),
+    Warcip(warcip::Warcip),
     Sepbit(sepbit::Sepbit),
     Fk(fk::Fk),
 }
@@ -155,6 +254,11 @@ pub(crate) struct Classes {
     live_pages: u64,
     /// The class of the block being reclaimed, for its copies.
     victim_class: u16,
+    /// Write requests so far: the clock of a request without an arrival.
+    write_requests: u64,
+    /// The valid pages of the block being sealed, for a scheme that wants
+    /// them (capacity: a block's pages, reserved once).
+    sealed_pages: Vec<Lpn>,
 }
 
 impl Classes {
@@ -166,7 +270,54 @@ impl Classes {
             block_opened_at: vec![0; blocks as usize],
             live_pages: 0,
             victim_class: 0,
+            write_requests: 0,
+            sealed_pages: Vec::with_capacity(space.block_pages as usize),
         }
+    }
+
+    /// A host write request of `pages` pages from `lpn`, before its pages,
+    /// `writes_before` host page writes into the run. A request outside
+    /// the logical space is not heard: its first page out of range fails
+    /// it.
+    pub(crate) fn request(
+        &mut self,
+        lpn: u64,
+        pages: u32,
+        arrival_ns: Option<u64>,
+        writes_before: u64,
+        logical_pages: u32,
+    ) {
+        let time_us = arrival_ns.map_or(self.write_requests, |ns| ns / 1_000);
+        self.write_requests += 1;
+        if pages == 0 || lpn + u64::from(pages) > u64::from(logical_pages) {
+            return;
+        }
+        self.scheme.request(&HostRequest {
+            lpn: Lpn::new(lpn as u32),
+            pages,
+            time_us,
+            writes_before,
+            live_pages: self.live_pages,
+        });
+    }
+
+    /// The data of `lpn` in `block` died: an overwrite, before its
+    /// `user_class`.
+    #[inline]
+    pub(crate) fn invalidated(&mut self, lpn: Lpn, block: u32) {
+        let class = self.block_class[block as usize];
+        self.scheme.invalidated(&Invalidated { lpn, block, class });
+    }
+
+    /// `block` is full; `valid_pages` lists its valid pages' LPNs into the
+    /// buffer it is given, called only for a scheme that wants them.
+    pub(crate) fn sealed(&mut self, block: u32, valid_pages: impl FnOnce(&mut Vec<Lpn>)) {
+        let class = self.block_class[block as usize];
+        self.sealed_pages.clear();
+        if self.scheme.wants_sealed_pages() {
+            valid_pages(&mut self.sealed_pages);
+        }
+        self.scheme.sealed(block, class, &self.sealed_pages);
     }
 
     /// The class (the frontier) of a user write of `lpn`.
@@ -204,9 +355,10 @@ impl Classes {
         self.live_pages
     }
 
-    /// A page stopped holding data (a trim).
-    pub(crate) fn trimmed(&mut self) {
+    /// `lpn`, in `block`, stopped holding data (a trim).
+    pub(crate) fn trimmed(&mut self, lpn: Lpn, block: u32) {
         self.live_pages -= 1;
+        self.invalidated(lpn, block);
     }
 
     /// `block` opened for `class` at `now_pages`.
@@ -215,17 +367,18 @@ impl Classes {
         self.block_opened_at[block as usize] = now_pages;
     }
 
-    /// `victim` is about to be reclaimed (`gc`: by GC, not wear leveling,
-    /// which the scheme does not learn from): its copies take classes next.
-    pub(crate) fn reclaiming(&mut self, victim: u32, now_pages: u64, gc: bool) {
+    /// `victim`, holding `valid_pages`, is about to be reclaimed (`gc`: by
+    /// GC, not wear leveling): its copies take classes next.
+    pub(crate) fn reclaiming(&mut self, victim: u32, valid_pages: u32, now_pages: u64, gc: bool) {
         let v = victim as usize;
         self.victim_class = self.block_class[v];
-        if gc {
-            self.scheme.reclaimed(&Reclaimed {
-                class: self.victim_class,
-                lifespan_pages: now_pages - self.block_opened_at[v],
-            });
-        }
+        self.scheme.reclaimed(&Reclaimed {
+            block: victim,
+            class: self.victim_class,
+            lifespan_pages: now_pages - self.block_opened_at[v],
+            valid_pages,
+            gc,
+        });
     }
 
     /// The class (the frontier) of a GC copy of `lpn` out of the victim
@@ -245,7 +398,7 @@ impl Classes {
     /// Bytes of the scheme's state per logical page, roughly (the block
     /// arrays and per-page state).
     pub(crate) fn state_bytes(&self) -> usize {
-        self.block_class.len() * (2 + 8)
+        self.block_class.len() * (2 + 8) + self.scheme.state_bytes()
     }
 }
 

@@ -85,7 +85,7 @@ impl ClassScheme for Sepbit {
     }
 
     fn reclaimed(&mut self, block: &Reclaimed) {
-        if block.class != 0 {
+        if !block.gc || block.class != 0 {
             return;
         }
         self.lifespan_sum += block.lifespan_pages as f64;
