@@ -65,11 +65,7 @@ pub const BUILT_IN: &[BuiltIn] = &[
         name: "pcstream-real",
         file: embed!("experiments/pcstream-real.toml"),
         configs: &[
-            embed!("examples/pcstream-real/device-256mib.toml"),
-            embed!("examples/pcstream-real/device-512mib.toml"),
-            embed!("examples/pcstream-real/device-256mib-droptrims.toml"),
-            embed!("examples/pcstream-real/device-512mib-droptrims.toml"),
-            embed!("examples/pcstream-real/device-192mib.toml"),
+            embed!("examples/pcstream-real/corpus-256mib.toml"),
         ],
     },
     BuiltIn {
