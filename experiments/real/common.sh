@@ -97,7 +97,7 @@ corpus_add() {
         echo "seed = ${SEED:-42}"
         echo "date = \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\""
         echo "seconds = $CAPTURE_SECONDS"
-        echo "ftlsim = \"$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)\""
+        echo "ftlsim = \"$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)\""
         echo "kernel = \"$(uname -r)\""
         echo "software = \"$(q "${VERSIONS:-}")\""
         echo ""
@@ -118,6 +118,10 @@ corpus_add() {
 need() {
     command -v "$1" >/dev/null || { echo "$1 is missing: apt-get install $2" >&2; exit 2; }
 }
+if [ -n "${CORPUS:-}" ]; then
+    need zstd zstd
+    need jq jq
+fi
 
 # The SQLite OLTP script (sqlite.sh, mixed.sh): ROUNDS transactions over
 # ROWS accounts (default 40000, about 12 MB of table), in journal mode

@@ -7,7 +7,7 @@
 # e2fsprogs, zstd, jq, fio, sqlite3, rocksdb-tools (db_bench) and
 # build-essential (scripts/test.sh installs them as root), and a built
 # ftlsim. ONLY="fio sqlite" captures just those (fio, fio-zipf, sqlite,
-# sqlite-journal, rocksdb, mixed, gcc).
+# sqlite-journal, rocksdb, gcc; mixed only when named). About 10 minutes.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 export DISCARD=off SUFFIX=-aged CORPUS=${CORPUS:-$(cd "$HERE/../.." && pwd)/traces/real}
@@ -44,7 +44,10 @@ if want rocksdb; then
     CAPTURE_ENV="SIZE=256MiB AGE_PCT=50 NUM=80000 BENCHMARKS=$B" SCRIPT=rocksdb.sh \
         SIZE=256MiB AGE_PCT=50 NUM=80000 BENCHMARKS=$B bash "$HERE/rocksdb.sh"
 fi
-if want mixed; then
+# Only when asked for (ONLY=mixed): not in the corpus yet, because on the
+# aged device SQLite stopped with "database or disk is full" in every try
+# of 2026-11-27 (AGE_PCT 50-70), not yet understood.
+if [[ " ${ONLY:-} " == *" mixed "* ]]; then
     # RocksDB and SQLite at once (the PCStream paper's mixes run two
     # applications together).
     B=fillrandom,overwrite,overwrite,overwrite
