@@ -46,7 +46,10 @@ fn pcstream_real_replays_every_committed_capture() {
         let name = w.name.as_str();
         // Every workload's trace is in the corpus.
         let trace = w.trace.as_deref().unwrap();
-        assert!(repo_root().join("traces/real").join(trace).is_file(), "{trace}");
+        assert!(
+            repo_root().join("traces/real").join(trace).is_file(),
+            "{trace}"
+        );
         for v in &spec.variants {
             let v = v.name.as_str();
             let waf = json["workloads"][name][v]["waf"]
@@ -58,7 +61,10 @@ fn pcstream_real_replays_every_committed_capture() {
         // writing everything to one stream.
         let base = json["workloads"][name]["baseline"]["waf"].as_f64().unwrap();
         let oracle = json["workloads"][name]["oracle"]["waf"].as_f64().unwrap();
-        assert!(oracle <= base, "{name}: oracle {oracle} above baseline {base}");
+        assert!(
+            oracle <= base,
+            "{name}: oracle {oracle} above baseline {base}"
+        );
     }
 }
 
@@ -135,12 +141,17 @@ fn a_missing_corpus_trace_is_an_error_unless_allowed() {
     let out = ftlsim(&["reproduce", exp, "--json"]);
     let line = error_line(&out);
     assert!(
-        line.contains("workload `b`: trace b.ftlt.zst not found") && line.contains("--allow-missing"),
+        line.contains("workload `b`: trace b.ftlt.zst not found")
+            && line.contains("--allow-missing"),
         "{line}"
     );
     let out = ftlsim(&["reproduce", exp, "--json", "--allow-missing"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("b.ftlt.zst not found"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("b.ftlt.zst not found"),
+        "{}",
+        stderr(&out)
+    );
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(json["workloads"]["a"]["baseline"]["waf"].as_f64().unwrap() >= 1.0);
     assert!(json["workloads"].get("b").is_none());
@@ -166,7 +177,10 @@ fn a_corpus_trace_unlike_its_provenance_is_a_one_line_error() {
     std::fs::write(&trace, &flipped).unwrap();
     let line = error_line(&run());
     assert!(line.contains("a.ftlt.zst: sha256 "), "{line}");
-    assert!(line.contains("does not match its provenance record"), "{line}");
+    assert!(
+        line.contains("does not match its provenance record"),
+        "{line}"
+    );
     // No record beside it.
     std::fs::write(&trace, &good).unwrap();
     std::fs::remove_file(corpus.join("a.provenance.toml")).unwrap();
@@ -175,10 +189,18 @@ fn a_corpus_trace_unlike_its_provenance_is_a_one_line_error() {
     // `ftlsim run` checks it too.
     let out = ftlsim(&[
         "run",
-        corpus.parent().unwrap().join("device.toml").to_str().unwrap(),
+        corpus
+            .parent()
+            .unwrap()
+            .join("device.toml")
+            .to_str()
+            .unwrap(),
         "--set",
         &format!("workload.trace.path={:?}", trace.to_str().unwrap()),
     ]);
     let line = error_line(&out);
-    assert!(line.contains("a.ftlt.zst: cannot read its provenance record"), "{line}");
+    assert!(
+        line.contains("a.ftlt.zst: cannot read its provenance record"),
+        "{line}"
+    );
 }

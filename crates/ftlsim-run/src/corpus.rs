@@ -135,7 +135,10 @@ mod tests {
             f();
             let m = check(&t).unwrap_err().to_string();
             assert!(!m.contains('\n'), "{m}");
-            assert!(m.starts_with(&format!("corpus trace {}: ", t.display())), "{m}");
+            assert!(
+                m.starts_with(&format!("corpus trace {}: ", t.display())),
+                "{m}"
+            );
             m
         };
         // Truncated.
@@ -156,8 +159,12 @@ mod tests {
         let m = err(&|| std::fs::write(&p, record("v.ftlt.zst", &data)).unwrap());
         assert!(m.contains("is for `v.ftlt.zst`"), "{m}");
         // A record without the digest.
-        let m = err(&|| std::fs::write(&p, "[trace]\nfile = \"w.ftlt.zst\"\nbytes = 23\n").unwrap());
-        assert!(m.contains("has no valid [trace] file, bytes and sha256"), "{m}");
+        let m =
+            err(&|| std::fs::write(&p, "[trace]\nfile = \"w.ftlt.zst\"\nbytes = 23\n").unwrap());
+        assert!(
+            m.contains("has no valid [trace] file, bytes and sha256"),
+            "{m}"
+        );
         // No record.
         let m = err(&|| std::fs::remove_file(&p).unwrap());
         assert!(m.contains("cannot read its provenance record"), "{m}");

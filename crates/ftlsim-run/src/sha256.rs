@@ -134,5 +134,6 @@ mod tests {
         assert_eq!(hex_digest(all.as_bytes()), DIGEST_OF_DIGESTS);
     }
 
-    const DIGEST_OF_DIGESTS: &str = "67597873002c853ac47705a0a35e13c8d24b2d9fa3dedee52aad86eb28420161";
+    const DIGEST_OF_DIGESTS: &str =
+        "67597873002c853ac47705a0a35e13c8d24b2d9fa3dedee52aad86eb28420161";
 }

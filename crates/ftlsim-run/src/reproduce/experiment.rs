@@ -339,28 +339,26 @@ pub fn run_experiment(
         let table = crate::load::parse_toml(&text, &origin)?;
         let trace = match &w.trace {
             None => None,
-            Some(file) => {
-                match dirs.iter().map(|d| d.join(file)).find(|p| p.is_file()) {
-                    Some(p) => Some(p),
-                    None if spec.traces.is_some() && !opts.allow_missing => {
-                        return Err(RunError::Input(format!(
+            Some(file) => match dirs.iter().map(|d| d.join(file)).find(|p| p.is_file()) {
+                Some(p) => Some(p),
+                None if spec.traces.is_some() && !opts.allow_missing => {
+                    return Err(RunError::Input(format!(
                             "{}: workload `{}`: trace {file} not found in {} (the experiment's corpus; --allow-missing skips it)",
                             exp.origin,
                             w.name,
                             looked_in(" or ")
                         )));
-                    }
-                    None => {
-                        warn(Warning::TraceNotFound {
-                            file: file.clone(),
-                            looked_in: looked_in(" or "),
-                            workload: w.name.clone(),
-                        });
-                        missing.push(file.as_str());
-                        continue;
-                    }
                 }
-            }
+                None => {
+                    warn(Warning::TraceNotFound {
+                        file: file.clone(),
+                        looked_in: looked_in(" or "),
+                        workload: w.name.clone(),
+                    });
+                    missing.push(file.as_str());
+                    continue;
+                }
+            },
         };
         plan.push((w, table, origin, trace));
     }

@@ -64,9 +64,7 @@ pub const BUILT_IN: &[BuiltIn] = &[
     BuiltIn {
         name: "pcstream-real",
         file: embed!("experiments/pcstream-real.toml"),
-        configs: &[
-            embed!("examples/pcstream-real/corpus-256mib.toml"),
-        ],
+        configs: &[embed!("examples/pcstream-real/corpus-256mib.toml")],
     },
     BuiltIn {
         name: "remapcom",
