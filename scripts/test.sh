@@ -14,7 +14,9 @@ command -v cargo >/dev/null || { echo "cargo not found: install Rust (rustup)" >
 # (CI runs as root; elsewhere the tests that need root skip with a
 # message). scripts/live-fio.sh also needs fio; --fs xfs needs xfsprogs;
 # the SQLite capture test and experiments/real need sqlite3, and
-# experiments/real/rocksdb.sh db_bench (rocksdb-tools). The index.html test
+# experiments/real/rocksdb.sh db_bench (rocksdb-tools); experiments/real/corpus.sh
+# packs the committed corpus's traces with zstd and reads the live run's
+# report with jq. The index.html test
 # (crates/ftlsim-cli/tests/html_report.rs) renders the page in headless
 # chromium, and skips that half without it. `ftlsim lsm-compare`'s test
 # builds the LevelDB reference program (tools/leveldb-ref) against
@@ -22,7 +24,7 @@ command -v cargo >/dev/null || { echo "cargo not found: install Rust (rustup)" >
 have() { command -v "$1" >/dev/null || [ -x "/usr/sbin/$1" ] || [ -x "/sbin/$1" ]; }
 missing=()
 for tool_package in cc:build-essential losetup:mount mkfs.ext4:e2fsprogs mkfs.btrfs:btrfs-progs \
-    sqlite3:sqlite3 fio:fio mkfs.xfs:xfsprogs db_bench:rocksdb-tools chromium:chromium; do
+    sqlite3:sqlite3 fio:fio mkfs.xfs:xfsprogs db_bench:rocksdb-tools zstd:zstd jq:jq chromium:chromium; do
     have "${tool_package%%:*}" || missing+=("${tool_package#*:}")
 done
 [ -f /usr/include/leveldb/db.h ] || missing+=(libleveldb-dev)

@@ -6,10 +6,12 @@
 . "$(dirname "$0")/common.sh"
 need gcc build-essential
 need make build-essential
+
 ROUNDS=${ROUNDS:-4}
 SIZE=${SIZE:-256MiB}
 SRC=${SRC:-$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/zstd-sys-*/zstd/lib 2>/dev/null | head -1)}
 [ -d "$SRC" ] || { echo "no C code base: set SRC (zstd-sys's zstd/lib is the default)" >&2; exit 2; }
+VERSIONS="$(gcc --version | head -1); $(make --version | head -1); source $SRC"
 cat > "$RUN/gcc-build.sh" <<SCRIPT
 set -e
 cp -r '$SRC' src

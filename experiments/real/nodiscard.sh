@@ -3,7 +3,7 @@
 # --discard off`), on devices small enough that the file system's footprint
 # nears their capacity, with more rounds: the FTL learns that data died only
 # when its LBA is written again, so GC has valid pages to copy. Traces are
-# NAME-nodiscard.trace; experiments/pcstream-real.toml replays them.
+# NAME-nodiscard.trace; experiments/pcstream-real-local.toml replays them.
 set -euo pipefail
 HERE=$(dirname "$0")
 export DISCARD=off SUFFIX=-nodiscard

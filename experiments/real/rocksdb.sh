@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # RocksDB db_bench (Debian rocksdb-tools): fillrandom then overwrite, on a
-# live device, captured. NUM keys (default 400000) of 16 + 400 bytes.
+# live device, captured. NUM keys (default 400000) of 16 + 400 bytes;
+# BENCHMARKS (default fillrandom,overwrite) may repeat overwrite.
 . "$(dirname "$0")/common.sh"
 need db_bench rocksdb-tools
+VERSIONS="rocksdb-tools $(dpkg-query -W -f='${Version}' rocksdb-tools 2>/dev/null || echo unknown)"
 NUM=${NUM:-400000}
 SIZE=${SIZE:-512MiB}
-capture rocksdb "$SIZE" sh -c "db_bench --benchmarks=fillrandom,overwrite --db=./db \
+BENCHMARKS=${BENCHMARKS:-fillrandom,overwrite}
+capture rocksdb "$SIZE" sh -c "db_bench --benchmarks=$BENCHMARKS --db=./db \
     --num=$NUM --key_size=16 --value_size=400 --compression_type=none \
     --write_buffer_size=8388608 --target_file_size_base=8388608 \
     --max_bytes_for_level_base=33554432 --seed=42 --statistics=false >db_bench.out 2>&1; \

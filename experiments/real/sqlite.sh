@@ -5,6 +5,7 @@
 # checkpoints.
 . "$(dirname "$0")/common.sh"
 need sqlite3 sqlite3
+VERSIONS="sqlite3 $(sqlite3 --version | cut -d" " -f1)"
 ROUNDS=${ROUNDS:-3000}
 SIZE=${SIZE:-256MiB}
 SQL="$RUN/sqlite-oltp.sql"

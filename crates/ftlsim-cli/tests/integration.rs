@@ -4,6 +4,7 @@
 
 mod cli;
 mod common;
+mod corpus;
 mod crash_cli;
 mod device_signals;
 mod docs;

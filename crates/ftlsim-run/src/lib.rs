@@ -18,6 +18,7 @@
 //! library returns warnings and never prints.
 
 pub mod bench;
+pub mod corpus;
 pub mod crash;
 pub mod error;
 pub mod html;
@@ -28,6 +29,7 @@ pub mod palette;
 pub mod panels;
 pub mod plot;
 pub mod reproduce;
+pub mod sha256;
 pub mod simulate;
 pub mod synth;
 pub mod timing_output;

@@ -320,6 +320,9 @@ pub fn open_source(cfg: &Config) -> Result<(Box<dyn RequestSource>, SkippedLines
         rebase_time: true,
     };
     let path = Path::new(&t.path);
+    // A corpus trace (NAME.ftlt.zst) must match its provenance record
+    // before anything is computed from it.
+    crate::corpus::check(path)?;
     // The trace error already names the file (and line): flatten, don't chain.
     let stream = PageStream::open(path, &ropts, &popts).map_err(|error| RunError::Trace {
         what: Some("workload.trace.path".into()),

@@ -26,9 +26,14 @@ pub struct ReproduceArgs {
     /// Run only these workloads (comma-separated, e.g. fio,tpcc).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
-    /// Folder holding the experiment's trace files. Default: ../shared/traces.
+    /// Folder holding the experiment's trace files. Default: the experiment's
+    /// committed corpus (pcstream-real: traces/real), else ../shared/traces.
     #[arg(long, value_name = "DIR")]
     traces: Option<PathBuf>,
+    /// Skip a workload whose trace is missing from the experiment's corpus
+    /// (with a warning) instead of failing.
+    #[arg(long)]
+    allow_missing: bool,
 }
 
 /// The help of NAME|PATH, from the registry `reproduce::load` looks names up
@@ -72,6 +77,7 @@ pub fn run(args: ReproduceArgs) -> Result<ExitCode> {
         sets: args.sets,
         only: args.only,
         traces: args.traces,
+        allow_missing: args.allow_missing,
     };
     let started = std::time::Instant::now();
     let mut progress = crate::progress::Progress::new();

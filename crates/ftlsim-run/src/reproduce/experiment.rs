@@ -145,8 +145,12 @@ pub struct Options {
     pub sets: Vec<String>,
     /// Only these workloads (all when empty).
     pub only: Vec<String>,
-    /// The folder of trace files; default ../shared/traces.
+    /// The folder of trace files; default the experiment's corpus
+    /// (`traces` in its file), else ../shared/traces.
     pub traces: Option<PathBuf>,
+    /// A workload whose corpus trace is missing is skipped with a warning
+    /// instead of failing the experiment.
+    pub allow_missing: bool,
 }
 
 /// One run of the grid.
@@ -173,14 +177,26 @@ impl WorkloadResult {
     }
 }
 
-/// Where trace files are looked for: `--traces`, else `../shared/traces`
-/// from the working directory, else from the source tree.
-fn trace_dirs(opts: &Options) -> Vec<PathBuf> {
-    match &opts.traces {
-        Some(d) => vec![d.clone()],
-        None => vec![
+/// Where trace files are looked for: `--traces`; else the experiment's
+/// corpus folder, beside the experiment file (a built-in experiment's from
+/// the working directory, as the repository root, then from the source
+/// tree); else `../shared/traces` from the working directory, then from the
+/// source tree.
+fn trace_dirs(exp: &Experiment, opts: &Options) -> Vec<PathBuf> {
+    if let Some(d) = &opts.traces {
+        return vec![d.clone()];
+    }
+    let source_tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    match (&exp.spec.traces, &exp.source) {
+        (Some(corpus), Source::BuiltIn(b)) => {
+            let dir = Path::new(b.file.0).parent().unwrap_or(Path::new(""));
+            let rel = normalize(&dir.join(corpus));
+            vec![rel.clone(), source_tree.join(rel)]
+        }
+        (Some(corpus), Source::Dir(dir)) => vec![dir.join(corpus)],
+        (None, _) => vec![
             PathBuf::from("../shared/traces"),
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces"),
+            source_tree.join("../shared/traces"),
         ],
     }
 }
@@ -304,8 +320,17 @@ pub fn run_experiment(
     }
     let mut plan = Vec::new();
     // Traces not found: a workload without its trace is skipped, but an
-    // experiment left with nothing to run is an error, not "0 runs".
+    // experiment left with nothing to run is an error, not "0 runs". An
+    // experiment that ships its traces (`traces` in its file) is incomplete
+    // without one, which is an error unless --allow-missing.
     let mut missing = Vec::new();
+    let dirs = trace_dirs(exp, opts);
+    let looked_in = |sep: &str| {
+        dirs.iter()
+            .map(|d| d.display().to_string())
+            .collect::<Vec<_>>()
+            .join(sep)
+    };
     for (i, w) in spec.workloads.iter().enumerate() {
         if !opts.only.is_empty() && !opts.only.contains(&w.name) {
             continue;
@@ -318,25 +343,26 @@ pub fn run_experiment(
         }
         let trace = match &w.trace {
             None => None,
-            Some(file) => {
-                let dirs = trace_dirs(opts);
-                match dirs.iter().map(|d| d.join(file)).find(|p| p.is_file()) {
-                    Some(p) => Some(p),
-                    None => {
-                        warn(Warning::TraceNotFound {
-                            file: file.clone(),
-                            looked_in: dirs
-                                .iter()
-                                .map(|d| d.display().to_string())
-                                .collect::<Vec<_>>()
-                                .join(" or "),
-                            workload: w.name.clone(),
-                        });
-                        missing.push(file.as_str());
-                        continue;
-                    }
+            Some(file) => match dirs.iter().map(|d| d.join(file)).find(|p| p.is_file()) {
+                Some(p) => Some(p),
+                None if spec.traces.is_some() && !opts.allow_missing => {
+                    return Err(RunError::Input(format!(
+                            "{}: workload `{}`: trace {file} not found in {} (the experiment's corpus; --allow-missing skips it)",
+                            exp.origin,
+                            w.name,
+                            looked_in(" or ")
+                        )));
                 }
-            }
+                None => {
+                    warn(Warning::TraceNotFound {
+                        file: file.clone(),
+                        looked_in: looked_in(" or "),
+                        workload: w.name.clone(),
+                    });
+                    missing.push(file.as_str());
+                    continue;
+                }
+            },
         };
         plan.push((w, table, origin, trace));
     }
@@ -346,11 +372,7 @@ pub fn run_experiment(
             exp.origin,
             if missing.len() > 1 { "s" } else { "" },
             missing.join(", "),
-            trace_dirs(opts)
-                .iter()
-                .map(|d| d.display().to_string())
-                .collect::<Vec<_>>()
-                .join(" and ")
+            looked_in(" and ")
         )));
     }
     let total: usize = plan

@@ -64,13 +64,7 @@ pub const BUILT_IN: &[BuiltIn] = &[
     BuiltIn {
         name: "pcstream-real",
         file: embed!("experiments/pcstream-real.toml"),
-        configs: &[
-            embed!("examples/pcstream-real/device-256mib.toml"),
-            embed!("examples/pcstream-real/device-512mib.toml"),
-            embed!("examples/pcstream-real/device-256mib-droptrims.toml"),
-            embed!("examples/pcstream-real/device-512mib-droptrims.toml"),
-            embed!("examples/pcstream-real/device-192mib.toml"),
-        ],
+        configs: &[embed!("examples/pcstream-real/corpus-256mib.toml")],
     },
     BuiltIn {
         name: "placement",

@@ -22,6 +22,13 @@ pub struct Spec {
     /// Printed under the per-workload tables.
     #[serde(default)]
     pub notes: String,
+    /// The folder of the experiment's own trace corpus, relative to the
+    /// experiment file (`../traces/real`): committed with the code, so a
+    /// trace missing from it is an error (unless `--allow-missing`), and
+    /// looked in when `--traces` is not given. Absent, traces come from
+    /// `--traces` or ../shared/traces, and a missing one skips its workload.
+    #[serde(default)]
+    pub traces: Option<String>,
     pub sizes: Sizes,
     pub workloads: Vec<WorkloadSpec>,
     #[serde(default)]

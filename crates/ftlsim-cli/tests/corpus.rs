@@ -1,0 +1,206 @@
+//! The committed trace corpus (traces/real, docs/real-workloads.md):
+//! `reproduce pcstream-real` replays every capture from the repository
+//! alone, and a corpus trace that is missing, truncated or does not match
+//! its provenance record is a one-line error naming it (exit 2).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+use crate::common::{ftlsim, temp_dir};
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The one `ftlsim: ...` error line of a failed run, checked to be one line
+/// with exit status 2.
+fn error_line(out: &Output) -> String {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("error")).collect();
+    assert_eq!(lines.len(), 1, "one error line: {err}");
+    lines[0].to_string()
+}
+
+#[test]
+fn pcstream_real_replays_every_committed_capture() {
+    // From the repository root, as after a fresh clone: no --traces.
+    let out = Command::new(env!("CARGO_BIN_EXE_ftlsim"))
+        .args(["reproduce", "pcstream-real", "--quick", "--json"])
+        .current_dir(repo_root())
+        .output()
+        .expect("run ftlsim");
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("not found"), "{err}");
+    let json: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let spec = ftlsim_run::reproduce::load("pcstream-real").unwrap().spec;
+    assert!(spec.workloads.len() >= 4, "four captures or more");
+    for w in &spec.workloads {
+        let name = w.name.as_str();
+        // Every workload's trace is in the corpus.
+        let trace = w.trace.as_deref().unwrap();
+        assert!(
+            repo_root().join("traces/real").join(trace).is_file(),
+            "{trace}"
+        );
+        for v in &spec.variants {
+            let v = v.name.as_str();
+            let waf = json["workloads"][name][v]["waf"]
+                .as_f64()
+                .unwrap_or_else(|| panic!("workloads.{name}.{v}.waf"));
+            assert!(waf >= 1.0, "{name} {v}: WAF {waf}");
+        }
+        // The oracle knows every page's death: it never does worse than
+        // writing everything to one stream.
+        let base = json["workloads"][name]["baseline"]["waf"].as_f64().unwrap();
+        let oracle = json["workloads"][name]["oracle"]["waf"].as_f64().unwrap();
+        assert!(
+            oracle <= base,
+            "{name}: oracle {oracle} above baseline {base}"
+        );
+    }
+}
+
+/// A scratch experiment with its own corpus folder holding one small trace
+/// (`a.ftlt.zst`, with its provenance record) and naming a second that is
+/// absent (`b.ftlt.zst`).
+fn scratch(name: &str) -> (PathBuf, PathBuf) {
+    let dir = temp_dir("corpus", name);
+    let corpus = dir.join("corpus");
+    std::fs::create_dir_all(&corpus).unwrap();
+    let plain = dir.join("a.trace");
+    let out = ftlsim(&[
+        "trace",
+        "generate",
+        plain.to_str().unwrap(),
+        "--requests",
+        "3000",
+        "--logical-pages",
+        "1024",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let packed = zstd::encode_all(&std::fs::read(&plain).unwrap()[..], 3).unwrap();
+    std::fs::write(corpus.join("a.ftlt.zst"), &packed).unwrap();
+    std::fs::write(
+        corpus.join("a.provenance.toml"),
+        format!(
+            "[trace]\nfile = \"a.ftlt.zst\"\nbytes = {}\nsha256 = \"{}\"\n",
+            packed.len(),
+            ftlsim_run::sha256::hex_digest(&packed)
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("device.toml"),
+        "[device]\npages_per_block = 16\nblocks = 80\nspare_factor = 0.2\n\
+         [workload]\ntype = \"trace\"\n[workload.trace]\npath = \"x\"\nformat = \"native\"\n",
+    )
+    .unwrap();
+    let exp = dir.join("exp.toml");
+    std::fs::write(
+        &exp,
+        r#"name = "t"
+title = "t"
+baseline = "baseline"
+traces = "corpus"
+[sizes.full]
+[sizes.quick]
+[[workloads]]
+name = "a"
+title = "a"
+config = "device.toml"
+trace = "a.ftlt.zst"
+[[workloads]]
+name = "b"
+title = "b"
+config = "device.toml"
+trace = "b.ftlt.zst"
+[[variants]]
+name = "baseline"
+[[metrics]]
+name = "waf"
+label = "WAF"
+field = "waf"
+"#,
+    )
+    .unwrap();
+    (exp, corpus)
+}
+
+#[test]
+fn a_missing_corpus_trace_is_an_error_unless_allowed() {
+    let (exp, _) = scratch("missing");
+    let exp = exp.to_str().unwrap();
+    let out = ftlsim(&["reproduce", exp, "--json"]);
+    let line = error_line(&out);
+    assert!(
+        line.contains("workload `b`: trace b.ftlt.zst not found")
+            && line.contains("--allow-missing"),
+        "{line}"
+    );
+    let out = ftlsim(&["reproduce", exp, "--json", "--allow-missing"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("b.ftlt.zst not found"),
+        "{}",
+        stderr(&out)
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(json["workloads"]["a"]["baseline"]["waf"].as_f64().unwrap() >= 1.0);
+    assert!(json["workloads"].get("b").is_none());
+}
+
+#[test]
+fn a_corpus_trace_unlike_its_provenance_is_a_one_line_error() {
+    let (exp, corpus) = scratch("bad");
+    let exp = exp.to_str().unwrap();
+    let trace = corpus.join("a.ftlt.zst");
+    let good = std::fs::read(&trace).unwrap();
+    let run = || ftlsim(&["reproduce", exp, "--allow-missing", "--json"]);
+    // Truncated.
+    std::fs::write(&trace, &good[..good.len() / 2]).unwrap();
+    let line = error_line(&run());
+    assert!(
+        line.contains(&format!("corpus trace {}: truncated", trace.display())),
+        "{line}"
+    );
+    // The right size, one bit different.
+    let mut flipped = good.clone();
+    flipped[good.len() / 2] ^= 1;
+    std::fs::write(&trace, &flipped).unwrap();
+    let line = error_line(&run());
+    assert!(line.contains("a.ftlt.zst: sha256 "), "{line}");
+    assert!(
+        line.contains("does not match its provenance record"),
+        "{line}"
+    );
+    // No record beside it.
+    std::fs::write(&trace, &good).unwrap();
+    std::fs::remove_file(corpus.join("a.provenance.toml")).unwrap();
+    let line = error_line(&run());
+    assert!(line.contains("cannot read its provenance record"), "{line}");
+    // `ftlsim run` checks it too.
+    let out = ftlsim(&[
+        "run",
+        corpus
+            .parent()
+            .unwrap()
+            .join("device.toml")
+            .to_str()
+            .unwrap(),
+        "--set",
+        &format!("workload.trace.path={:?}", trace.to_str().unwrap()),
+    ]);
+    let line = error_line(&out);
+    assert!(
+        line.contains("a.ftlt.zst: cannot read its provenance record"),
+        "{line}"
+    );
+}
