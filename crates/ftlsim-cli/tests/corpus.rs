@@ -93,7 +93,7 @@ fn scratch(name: &str) -> (PathBuf, PathBuf) {
         format!(
             "[trace]\nfile = \"a.ftlt.zst\"\nbytes = {}\nsha256 = \"{}\"\n",
             packed.len(),
-            ftlsim_run::sha256::hex_digest(&packed)
+            ftlsim_run::corpus::hex_sha256(&packed)
         ),
     )
     .unwrap();

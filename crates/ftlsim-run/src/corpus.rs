@@ -84,7 +84,7 @@ pub fn check(trace: &Path) -> Result<()> {
             r.bytes
         )));
     }
-    let digest = crate::sha256::hex_digest(&bytes);
+    let digest = hex_sha256(&bytes);
     if !digest.eq_ignore_ascii_case(&r.sha256) {
         return Err(bad(format!(
             "sha256 {digest} does not match its provenance record ({})",
@@ -94,8 +94,31 @@ pub fn check(trace: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The SHA-256 of `bytes` in lower-case hex, as `sha256sum` prints it (the
+/// capture scripts write the records with it).
+pub fn hex_sha256(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn digests_are_sha256sum_s() {
+        // FIPS 180-4's examples, as `sha256sum` prints them.
+        assert_eq!(
+            hex_sha256(b""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert_eq!(
+            hex_sha256(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
     use super::*;
 
     fn dir(name: &str) -> PathBuf {
@@ -109,7 +132,7 @@ mod tests {
         format!(
             "[trace]\nfile = \"{file}\"\nbytes = {}\nsha256 = \"{}\"\n[capture]\ncommand = \"x\"\n",
             bytes.len(),
-            crate::sha256::hex_digest(bytes)
+            hex_sha256(bytes)
         )
     }
 

@@ -29,7 +29,6 @@ pub mod palette;
 pub mod panels;
 pub mod plot;
 pub mod reproduce;
-pub mod sha256;
 pub mod simulate;
 pub mod synth;
 pub mod timing_output;
