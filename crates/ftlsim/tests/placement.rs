@@ -532,3 +532,27 @@ fn bad_regime_keys_are_refused_by_name() {
     ));
     assert_eq!(key, "ftl.dedup");
 }
+
+#[test]
+fn a_foreseen_run_refuses_a_second_measured_window() {
+    // fk's pre-pass foresees the config's phases once; a second window
+    // would place every write as if it never died.
+    let cfg = small(PlacementSchemeConfig::Fk { classes: 6 });
+    let mut sim = ftlsim::Simulation::new(&cfg, &RunOptions::default()).expect("builds");
+    sim.precondition(&mut |_| {}).expect("fills");
+    sim.warm_up(&mut |_| {}).expect("warms up");
+    sim.measure(&mut |_| {}).expect("the foreseen window runs");
+    let e = sim
+        .measure(&mut |_| {})
+        .expect_err("a second window is refused");
+    assert!(
+        e.to_string().contains("foreseen for one measured window"),
+        "{e}"
+    );
+    // Without foresight, windows repeat freely.
+    let cfg = small(PlacementSchemeConfig::Nosep {});
+    let mut sim = ftlsim::Simulation::new(&cfg, &RunOptions::default()).expect("builds");
+    sim.precondition(&mut |_| {}).expect("fills");
+    sim.measure(&mut |_| {}).expect("first window");
+    sim.measure(&mut |_| {}).expect("second window");
+}

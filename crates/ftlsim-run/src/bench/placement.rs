@@ -59,7 +59,10 @@ pub fn placement_case(
             })?;
             cfg.ftl.placement_scheme = Some(parsed);
         }
-        let (sim, rates, _) = steady_state_rates(&cfg, segments)?;
+        // A scheme that foresees knows one measured window (its pre-pass
+        // runs the config's phases once): one segment, its rate alone.
+        let scheme_segments = if cfg.foresees() { 1 } else { segments };
+        let (sim, rates, _) = steady_state_rates(&cfg, scheme_segments)?;
         let report = sim.finish()?;
         let rate = median(&rates);
         let none_rate = runs.first().map_or(rate, |r| r.host_writes_per_sec);
