@@ -146,7 +146,9 @@ enum Command {
         segments: usize,
         /// Run one group of cases only (`assigners`: the gcc model without a
         /// layer, with autostream, with pcstream; `timed`: the timing model's
-        /// closed-loop cases, JSON `{"timed_cases": [...]}`).
+        /// closed-loop cases, JSON `{"timed_cases": [...]}`; `lsm`: YCSB Load
+        /// 1 M + 1 M A through the LSM engine with timing and background
+        /// compaction, one run, `--quick` a tenth).
         #[arg(long, value_enum)]
         only: Option<BenchOnly>,
         #[arg(long)]
@@ -159,6 +161,7 @@ enum Command {
 enum BenchOnly {
     Assigners,
     Timed,
+    Lsm,
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -349,6 +352,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     println!("{}", serde_json::to_string(&case)?);
                 } else {
                     print!("{}", ftlsim_run::bench::render_assigners(&case));
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            if only == Some(BenchOnly::Lsm) {
+                eprintln!("bench: YCSB load + A through the LSM engine, full RemapCom");
+                let case = ftlsim_run::bench::lsm_case(quick)?;
+                if json {
+                    println!("{}", serde_json::to_string(&case)?);
+                } else {
+                    print!("{}", ftlsim_run::bench::render_lsm(&case));
                 }
                 return Ok(ExitCode::SUCCESS);
             }

@@ -73,6 +73,10 @@ pub struct LsmConfig {
     /// Level-0 files at which writes wait until compaction brings level 0
     /// below (LevelDB's `kL0_StopWritesTrigger`; background compaction only).
     pub l0_stop: u32,
+    /// The file layer trims a deleted file's pages (a file system mounted
+    /// with discard); false: the device keeps them valid until they are
+    /// written again, so its GC copies dead tables (a stressed device).
+    pub trim: bool,
 }
 
 impl Default for LsmConfig {
@@ -91,6 +95,7 @@ impl Default for LsmConfig {
             background_threads: None,
             l0_slowdown: 8,
             l0_stop: 12,
+            trim: true,
         }
     }
 }

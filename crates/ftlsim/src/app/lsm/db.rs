@@ -59,8 +59,9 @@ type ScanHead<'a> = Reverse<(&'a [u8], Reverse<u64>, usize)>;
 
 impl<D: BlockDevice> Db<D> {
     /// An empty store on `files`.
-    pub fn new(config: &LsmConfig, files: Files<D>) -> Result<Self, ConfigError> {
+    pub fn new(config: &LsmConfig, mut files: Files<D>) -> Result<Self, ConfigError> {
         config.validate("lsm")?;
+        files.set_trims(config.trim);
         let levels = config.levels as usize;
         let stats = LsmStats {
             page_bytes: files.page_bytes(),

@@ -260,20 +260,20 @@ impl Background {
         self.forced = forced.then_some(lane);
     }
 
-    /// Notes what a background request moves or trims as it is issued.
+    /// Notes what a request moves as it is issued: a remap moves its
+    /// source pages; a trim, a write or a remap onto a page ends what was
+    /// noted of it (a deleted file's page, or one taken by a new file: with
+    /// `lsm.trim = false` only the write says so).
     fn track_moves(&mut self, req: &Request) {
-        match req.op {
-            Op::Remap => {
-                for i in 0..u64::from(req.pages) {
-                    self.moved.insert(req.src_lpn + i, req.lpn + i);
-                }
+        if req.op == Op::Remap {
+            for i in 0..u64::from(req.pages) {
+                self.moved.remove(&(req.lpn + i));
+                self.moved.insert(req.src_lpn + i, req.lpn + i);
             }
-            Op::Trim if !self.moved.is_empty() => {
-                for i in 0..u64::from(req.pages) {
-                    self.moved.remove(&(req.lpn + i));
-                }
+        } else if matches!(req.op, Op::Trim | Op::Write) && !self.moved.is_empty() {
+            for i in 0..u64::from(req.pages) {
+                self.moved.remove(&(req.lpn + i));
             }
-            _ => {}
         }
     }
 
@@ -493,6 +493,7 @@ impl KvFeed<'_> {
                         Issued::Request => {
                             let req = outbox.slot_mut(at);
                             req.arrival_ns = Some(bg.writer_ns);
+                            bg.track_moves(req);
                             bg.rest = bg.redirect(req);
                             let waits = !(req.op == Op::Write && req.context == CONTEXT_WAL);
                             bg.lent = Some(Lent::Writer { at, waits });
