@@ -148,7 +148,9 @@ enum Command {
         /// layer, with autostream, with pcstream; `timed`: the timing model's
         /// closed-loop cases, JSON `{"timed_cases": [...]}`; `plain`: the two
         /// untimed uniform cases, JSON `{"cases": [...]}`; `placement`: every
-        /// placement scheme and none on a Zipf workload).
+        /// placement scheme and none on a Zipf workload; `lsm`: YCSB Load
+        /// 1 M + 1 M A through the LSM engine with timing and background
+        /// compaction, one run, `--quick` a tenth).
         #[arg(long, value_enum)]
         only: Option<BenchOnly>,
         #[arg(long)]
@@ -163,6 +165,7 @@ enum BenchOnly {
     Timed,
     Plain,
     Placement,
+    Lsm,
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -353,6 +356,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     println!("{}", serde_json::to_string(&case)?);
                 } else {
                     print!("{}", ftlsim_run::bench::render_assigners(&case));
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            if only == Some(BenchOnly::Lsm) {
+                eprintln!("bench: YCSB load + A through the LSM engine, full RemapCom");
+                let case = ftlsim_run::bench::lsm_case(quick)?;
+                if json {
+                    println!("{}", serde_json::to_string(&case)?);
+                } else {
+                    print!("{}", ftlsim_run::bench::render_lsm(&case));
                 }
                 return Ok(ExitCode::SUCCESS);
             }

@@ -539,6 +539,8 @@ fn bad_ycsb_input_is_named() {
             "lsm.aligned_block_max_pages=0",
             "lsm.aligned_block_max_pages",
         ),
+        ("lsm.l0_stop=8", "lsm.l0_stop"),
+        ("lsm.background_threads=17", "lsm.background_threads"),
     ];
     for (set, key) in bad {
         assert_rejected(&["run", cfg, "--set", set], key);

@@ -495,9 +495,12 @@ fn log_on_log_quick_shows_the_papers_directions() {
 /// `reproduce remapcom --quick`: on Load and A at every value size of the
 /// grid, full RemapCom's total WA (NAND bytes per user byte) is below
 /// LevelDB-like compaction's, RemapCom-Base's and full's are within 1 % of
-/// the order full ≤ base ≤ off, and at every level ≥ 2 each remapping mode
-/// writes fewer pages than the baseline; pages are remapped and the UDB
-/// ratio reported. The 1 %: since the engine compacts as LevelDB does
+/// the order full ≤ base ≤ off, and at every level ≥ 2 that carries at
+/// least 1 % of the baseline's engine WA each remapping mode writes fewer
+/// pages than the baseline; pages are remapped and the UDB ratio reported.
+/// (With compaction on the background thread, issue 28 item 3, the load at
+/// 1 KiB puts one table, 68 pages, at level 3 in every mode: 0.2 % of its
+/// writes, the same in all three.) The 1 %: since the engine compacts as LevelDB does
 /// (issue 28: grown inputs, LevelDB's memtable accounting), these 20 k-record
 /// trees put base 0.5 % above off on A at 256 B and full 0.05 % above base
 /// on Load at 100 B (docs/remapcom.md, "Quick grid").
@@ -527,7 +530,7 @@ fn remapcom_quick_grid_keeps_the_papers_direction() {
             let mut deep_levels = 0;
             for level in 2..levels.len() {
                 let pages = |l: &Value| num(&l["levels"][level], "compaction_write_pages");
-                if pages(off) == 0.0 {
+                if num(&off["levels"][level], "wa") < 0.01 * num(off, "engine_wa") {
                     continue;
                 }
                 deep_levels += 1;
@@ -542,5 +545,20 @@ fn remapcom_quick_grid_keeps_the_papers_direction() {
             }
             assert!(deep_levels > 0, "{w} {size} B: compaction reached level 2");
         }
+    }
+    // The stressed device (issue 28 item 4): A at 1 KiB on a device the
+    // database fills to two thirds, trims on and off. LevelDB's compaction
+    // drives the device WAF above 1.3; full RemapCom programs fewer pages
+    // (1.631 / 1.536 and 1.930 / 1.703 when this was written).
+    for w in ["a-near-full", "a-no-trim"] {
+        let waf = |mode: &str| {
+            num(
+                &v["workloads"][w][format!("{mode}-1024")]["lsm"],
+                "device_waf",
+            )
+        };
+        let (off, full) = (waf("off"), waf("full"));
+        assert!(off > 1.3, "{w}: device WAF off {off}");
+        assert!(full < off, "{w}: device WAF full {full} vs off {off}");
     }
 }

@@ -10,6 +10,7 @@ mod fdp;
 mod learned_assigners;
 mod log_layer;
 mod log_model;
+mod lsm_background;
 mod lsm_model;
 mod pcapps_streams;
 mod placement;

@@ -15,7 +15,7 @@ use ftlsim::hash::splitmix64;
 use ftlsim::{Ssd, SsdOptions};
 use proptest::prelude::*;
 
-fn device(page_bytes: u32, blocks: u32) -> (Config, Ssd) {
+pub(crate) fn device(page_bytes: u32, blocks: u32) -> (Config, Ssd) {
     device_remapping(page_bytes, blocks, false)
 }
 
@@ -47,7 +47,7 @@ fn tiny() -> LsmConfig {
     tiny_with(4, 2)
 }
 
-fn tiny_with(l0_trigger: u32, level_ratio: u32) -> LsmConfig {
+pub(crate) fn tiny_with(l0_trigger: u32, level_ratio: u32) -> LsmConfig {
     LsmConfig {
         // LevelDB counts a memtable's memory in its arena's 4 KiB blocks,
         // the skip list's head node in the first: the smallest memtable
@@ -69,21 +69,21 @@ fn tiny_db(config: &LsmConfig) -> Db<Ssd> {
 }
 
 /// Keys of varied lengths (5 to 11 bytes), dense enough to collide often.
-fn key(i: u16) -> Vec<u8> {
+pub(crate) fn key(i: u16) -> Vec<u8> {
     let mut k = format!("k{i:04}").into_bytes();
     k.extend(std::iter::repeat_n(b'x', usize::from(i % 7)));
     k
 }
 
 #[derive(Clone, Debug)]
-enum Step {
+pub(crate) enum Step {
     Put(u16, u32, u64),
     Delete(u16),
     Get(u16),
     Scan(u16, usize),
 }
 
-fn steps(keys: u16, len: std::ops::Range<usize>) -> impl Strategy<Value = Vec<Step>> {
+pub(crate) fn steps(keys: u16, len: std::ops::Range<usize>) -> impl Strategy<Value = Vec<Step>> {
     let step = prop_oneof![
         10 => (0..keys, 1..200u32, any::<u64>()).prop_map(|(k, l, c)| Step::Put(k, l, c)),
         3 => (0..keys).prop_map(Step::Delete),
@@ -94,7 +94,7 @@ fn steps(keys: u16, len: std::ops::Range<usize>) -> impl Strategy<Value = Vec<St
 }
 
 /// Device content of every live file page is what was written.
-fn check_device(db: &Db<Ssd>) -> Result<(), String> {
+pub(crate) fn check_device(db: &Db<Ssd>) -> Result<(), String> {
     let ssd = db.files().device();
     ssd.check_invariants().map_err(|e| e.to_string())?;
     for (lpn, fp) in db.files().live_pages() {

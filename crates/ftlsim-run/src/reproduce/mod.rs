@@ -85,6 +85,8 @@ pub const BUILT_IN: &[BuiltIn] = &[
             embed!("examples/remapcom/d.toml"),
             embed!("examples/remapcom/e.toml"),
             embed!("examples/remapcom/f.toml"),
+            embed!("examples/remapcom/a-near-full.toml"),
+            embed!("examples/remapcom/a-no-trim.toml"),
         ],
     },
 ];

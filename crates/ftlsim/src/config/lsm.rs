@@ -61,6 +61,22 @@ pub struct LsmConfig {
     /// at this many pages. 1: one page per block, as the paper's 4 KiB
     /// blocks (more unchanged blocks, more padding with large values).
     pub aligned_block_max_pages: u32,
+    /// Background threads that run flushes and compactions in simulated
+    /// time (timing model on). Unset: 1 (LevelDB's one thread) with a
+    /// `[timing]` section, 0 without one; 0: flushes and compactions run
+    /// inline after the write that filled the memtable (no write stalls).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub background_threads: Option<u32>,
+    /// Level-0 files at which each write is delayed by 1 ms, once
+    /// (LevelDB's `kL0_SlowdownWritesTrigger`; background compaction only).
+    pub l0_slowdown: u32,
+    /// Level-0 files at which writes wait until compaction brings level 0
+    /// below (LevelDB's `kL0_StopWritesTrigger`; background compaction only).
+    pub l0_stop: u32,
+    /// The file layer trims a deleted file's pages (a file system mounted
+    /// with discard); false: the device keeps them valid until they are
+    /// written again, so its GC copies dead tables (a stressed device).
+    pub trim: bool,
 }
 
 impl Default for LsmConfig {
@@ -76,6 +92,10 @@ impl Default for LsmConfig {
             remap: RemapMode::Off,
             seek_compaction: false,
             aligned_block_max_pages: 8,
+            background_threads: None,
+            l0_slowdown: 8,
+            l0_stop: 12,
+            trim: true,
         }
     }
 }
@@ -100,6 +120,9 @@ pub fn block_bytes(entries: u64, payload_bytes: u64) -> u64 {
 
 /// Most levels the engine accepts: level sizes grow as `level_ratio^L`.
 pub const MAX_LEVELS: u32 = 16;
+
+/// Most background threads `background_threads` may ask for.
+pub const MAX_BACKGROUND_THREADS: u32 = 16;
 
 /// Most pages `aligned_block_max_pages` may allow.
 pub const MAX_ALIGNED_BLOCK_PAGES: u32 = 64;
@@ -147,6 +170,27 @@ impl LsmConfig {
                 ),
             ));
         }
+        if let Some(n) = self
+            .background_threads
+            .filter(|&n| n > MAX_BACKGROUND_THREADS)
+        {
+            return Err(ConfigError::new(
+                key("background_threads"),
+                format!("{n} is above {MAX_BACKGROUND_THREADS}"),
+            ));
+        }
+        if self.l0_slowdown == 0 {
+            return Err(ConfigError::new(key("l0_slowdown"), "must be at least 1"));
+        }
+        if self.l0_stop <= self.l0_slowdown {
+            return Err(ConfigError::new(
+                key("l0_stop"),
+                format!(
+                    "{} is not above lsm.l0_slowdown = {}: writes would stop before they slow down",
+                    self.l0_stop, self.l0_slowdown
+                ),
+            ));
+        }
         if self.sstable_bytes < u64::from(self.block_bytes) {
             return Err(ConfigError::new(
                 key("sstable_bytes"),
@@ -157,6 +201,22 @@ impl LsmConfig {
             ));
         }
         Ok(())
+    }
+
+    /// Background threads of a run with (`timed`) or without the timing
+    /// model: unset is LevelDB's one thread when timed and inline
+    /// compaction (0) when not. Asking for threads without timing is an
+    /// error naming the key: there is no time for them to run in.
+    pub fn threads(&self, timed: bool) -> Result<u32, ConfigError> {
+        match (self.background_threads, timed) {
+            (None, true) => Ok(1),
+            (None, false) | (Some(0), _) => Ok(0),
+            (Some(n), true) => Ok(n),
+            (Some(n), false) => Err(ConfigError::new(
+                "lsm.background_threads",
+                format!("{n} background threads need the timing model: add a [timing] section, or set 0 (inline compaction)"),
+            )),
+        }
     }
 
     /// Target size of level `level` ≥ 1: `l1_bytes × level_ratio^(level − 1)`.

@@ -10,6 +10,7 @@ use crate::error::ConfigError;
 pub(super) fn check(cfg: &Config) -> Result<(), ConfigError> {
     let w = &cfg.workload;
     cfg.lsm.validate("lsm")?;
+    cfg.lsm.threads(cfg.timing.is_some())?;
     if w.records == 0 {
         return Err(ConfigError::new(
             "workload.records",

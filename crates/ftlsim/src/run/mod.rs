@@ -232,6 +232,7 @@ impl Simulation {
                 &plan.workload.section,
                 cfg.device.page_bytes,
                 logical,
+                cfg.lsm.threads(cfg.timing.is_some())?,
             )?),
             false => None,
         };
@@ -279,10 +280,16 @@ impl Simulation {
                 .into());
             }
         }
-        let timer = cfg
+        let mut timer = cfg
             .timing
             .as_ref()
             .map(|t| Timer::new(t, &cfg.device, cfg.workload.seed, arrivals));
+        if let (Some(timer), Some(lsm)) = (&mut timer, &lsm) {
+            if lsm.background_threads() > 0 {
+                // The engine's scheduler says when each request enters.
+                timer.take_issue_times();
+            }
+        }
         // Built once: an application model's source asks it whether writes
         // carry content, and the driver draws from it.
         let generator = Generator::from_plan(&plan.workload);
@@ -496,6 +503,9 @@ impl Simulation {
         }
         if let Some(lsm) = &mut self.driver.lsm {
             lsm.start_measuring();
+            if self.driver.timer.is_some() {
+                lsm.start_background();
+            }
         }
         let workload = match (self.driver.external.is_some(), measured) {
             (true, _) => Workload::External,

@@ -135,6 +135,9 @@ pub struct Timer {
     background_target: Option<u32>,
     /// The controller's write buffer (`timing.write_buffer_pages`; None: off).
     buffer: Option<WriteBuffer>,
+    /// Each request enters at the time it is given (`arrival_ns`), which
+    /// the source schedules itself (the LSM engine's background threads).
+    given_issue: bool,
 }
 
 impl Timer {
@@ -173,9 +176,19 @@ impl Timer {
             }),
             buffer: (t.write_buffer_pages > 0)
                 .then(|| WriteBuffer::new(t.write_buffer_pages, device.pages_per_block)),
+            given_issue: false,
         };
         timer.reset(100);
         timer
+    }
+
+    /// From now on each request enters the device at its `arrival_ns`,
+    /// never earlier than the one before, whatever the mode and queue
+    /// depth: the source keeps its own clocks (the LSM engine's writer and
+    /// background threads, `run/lsm/background.rs`).
+    pub fn take_issue_times(&mut self) {
+        self.given_issue = true;
+        self.replay.take_issue_times();
     }
 
     pub fn params(&self) -> &TimingParams {
@@ -226,6 +239,10 @@ impl Timer {
         pages: u32,
         arrival_ns: Option<u64>,
     ) -> Result<Ticket, SimError> {
+        if self.given_issue {
+            let at = arrival_ns.expect("a scheduled request has its issue time");
+            return self.issue(op, pages, Some(at));
+        }
         let arrival_at = self.arrival_at(arrival_ns)?;
         if let (Some(target), Some(arrival)) = (self.background_target, arrival_at) {
             self.collect_while_idle(ssd, target, arrival)?;

@@ -23,6 +23,9 @@ pub struct Replay {
     last_issue_at: u64,
     /// The queue depth to restore when a batch ends (closed loop, in a batch).
     batch_queue_depth: Option<usize>,
+    /// Requests enter at the time given, with no queue-depth limit
+    /// ([`Replay::take_issue_times`]).
+    given: bool,
 }
 
 impl Replay {
@@ -35,7 +38,16 @@ impl Replay {
             reuse_top: false,
             last_issue_at: 0,
             batch_queue_depth: None,
+            given: false,
         }
+    }
+
+    /// From now on a request enters at the arrival time given (never
+    /// before the previous one): the source keeps its own clocks and
+    /// bounds (the LSM engine's writer and background threads).
+    pub fn take_issue_times(&mut self) {
+        self.given = true;
+        self.queue_depth = usize::MAX;
     }
 
     pub fn mode(&self) -> TimingMode {
@@ -88,6 +100,21 @@ impl Replay {
     #[inline(always)]
     pub fn issue_at(&mut self, arrival_at: u64) -> u64 {
         debug_assert!(!self.reuse_top, "issue_at called twice without complete");
+        if self.given {
+            while self
+                .outstanding
+                .peek()
+                .is_some_and(|&Reverse(done)| done <= arrival_at)
+            {
+                self.outstanding.pop();
+            }
+            debug_assert!(
+                arrival_at >= self.last_issue_at,
+                "given issue times never decrease"
+            );
+            self.last_issue_at = self.last_issue_at.max(arrival_at);
+            return self.last_issue_at;
+        }
         let issue = match self.mode {
             TimingMode::Closed => {
                 if self.outstanding.len() < self.queue_depth {

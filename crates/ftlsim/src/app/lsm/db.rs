@@ -24,21 +24,29 @@ use crate::request::BlockDevice;
 
 /// Most compactions one flush may set off: far above what a flush can need
 /// (a few per level), so reaching it means compaction is not converging.
-const MAX_COMPACTIONS_PER_FLUSH: usize = 100_000;
+pub(super) const MAX_COMPACTIONS_PER_FLUSH: usize = 100_000;
 
 /// A key-value store on the files of `D`.
 pub struct Db<D: BlockDevice> {
-    config: LsmConfig,
-    files: Files<D>,
-    mem: Memtable,
-    wal: Wal,
-    version: Version,
+    pub(super) config: LsmConfig,
+    pub(super) files: Files<D>,
+    pub(super) mem: Memtable,
+    /// The memtable being flushed in the background (`background.rs`),
+    /// and the log that covers it, deleted once the flush is installed.
+    pub(super) imm: Option<Memtable>,
+    pub(super) imm_wal: Option<FileId>,
+    pub(super) wal: Wal,
+    pub(super) version: Version,
     seq: u64,
     /// Per level, the largest key of its last compaction (round robin).
-    pointers: Vec<Option<Vec<u8>>>,
+    pub(super) pointers: Vec<Option<Vec<u8>>>,
     /// The table that ran out of seeks, waiting for a seek compaction.
-    file_to_compact: Option<(usize, FileId)>,
-    stats: LsmStats,
+    pub(super) file_to_compact: Option<(usize, FileId)>,
+    pub(super) stats: LsmStats,
+    /// Flushes and compactions are background jobs that the run's
+    /// scheduler starts and installs (`background.rs`); off, they run
+    /// inline after the write that filled the memtable.
+    pub(super) background: bool,
 }
 
 /// One item of a scan source: key, sequence, value, and the data block it
@@ -51,8 +59,9 @@ type ScanHead<'a> = Reverse<(&'a [u8], Reverse<u64>, usize)>;
 
 impl<D: BlockDevice> Db<D> {
     /// An empty store on `files`.
-    pub fn new(config: &LsmConfig, files: Files<D>) -> Result<Self, ConfigError> {
+    pub fn new(config: &LsmConfig, mut files: Files<D>) -> Result<Self, ConfigError> {
         config.validate("lsm")?;
+        files.set_trims(config.trim);
         let levels = config.levels as usize;
         let stats = LsmStats {
             page_bytes: files.page_bytes(),
@@ -63,12 +72,15 @@ impl<D: BlockDevice> Db<D> {
             config: config.clone(),
             files,
             mem: Memtable::default(),
+            imm: None,
+            imm_wal: None,
             wal: Wal::default(),
             version: Version::new(levels),
             seq: 0,
             pointers: vec![None; levels],
             file_to_compact: None,
             stats,
+            background: false,
         })
     }
 
@@ -96,7 +108,9 @@ impl<D: BlockDevice> Db<D> {
             key.len() as u64 + value.map_or(0, |v| u64::from(v.len_bytes));
         // LevelDB switches memtables when the next write finds the arena
         // over `write_buffer_size`: the same memtable as flushing now.
-        if self.mem.memory_bytes() > self.config.memtable_bytes {
+        // In the background the scheduler makes room before the next write
+        // (`background.rs`), as LevelDB's `MakeRoomForWrite` does.
+        if !self.background && self.mem.memory_bytes() > self.config.memtable_bytes {
             self.flush()?;
         }
         Ok(())
@@ -108,6 +122,9 @@ impl<D: BlockDevice> Db<D> {
     pub fn get(&mut self, key: &[u8]) -> Result<Option<Value>, SimError> {
         self.stats.gets += 1;
         if let Some(v) = self.mem.get(key) {
+            return Ok(v);
+        }
+        if let Some(v) = self.imm.as_ref().and_then(|imm| imm.get(key)) {
             return Ok(v);
         }
         // LevelDB charges a get that probed more than one table to the
@@ -165,6 +182,10 @@ impl<D: BlockDevice> Db<D> {
             return Ok(());
         }
         self.file_to_compact = Some((level, t.file));
+        if self.background {
+            // The scheduler starts it when the background thread is free.
+            return Ok(());
+        }
         self.compact()
     }
 
@@ -179,6 +200,11 @@ impl<D: BlockDevice> Db<D> {
             sources.push(Box::new(
                 self.mem.range_from(start).map(|(k, s, v)| (k, s, v, None)),
             ));
+            if let Some(imm) = &self.imm {
+                sources.push(Box::new(
+                    imm.range_from(start).map(|(k, s, v)| (k, s, v, None)),
+                ));
+            }
             for (level, tables) in self.version.levels.iter().enumerate() {
                 if level == 0 {
                     for i in 0..tables.len() {
@@ -282,34 +308,16 @@ impl<D: BlockDevice> Db<D> {
         self.compact()
     }
 
-    fn compact(&mut self) -> Result<(), SimError> {
+    pub(super) fn compact(&mut self) -> Result<(), SimError> {
         for _ in 0..MAX_COMPACTIONS_PER_FLUSH {
-            let choice = match compaction::pick(&self.version, &self.config, &self.pointers) {
-                Choice::Nothing => match self.seek_choice() {
-                    Some(c) => {
-                        self.stats.seek_compactions += 1;
-                        c
-                    }
-                    None => return Ok(()),
-                },
-                c => c,
-            };
-            match choice {
-                Choice::Nothing => return Ok(()),
-                Choice::Move { level, index } => {
-                    let mut table = self.version.levels[level].remove(index);
-                    self.pointers[level] = Some(table.largest().to_vec());
-                    // LevelDB re-adds a moved file as a new one, with a
-                    // fresh seek budget.
-                    table.allowed_seeks = allowed_seeks(table.size_bytes);
-                    self.version.insert_sorted(level + 1, table);
-                    self.stats.levels[level + 1].moves += 1;
-                }
-                Choice::Merge {
+            match self.next_compaction() {
+                None | Some(Choice::Nothing) => return Ok(()),
+                Some(Choice::Move { level, index }) => self.apply_move(level, index),
+                Some(Choice::Merge {
                     level,
                     inputs,
                     next_inputs,
-                } => self.merge(level, &inputs, &next_inputs)?,
+                }) => self.merge(level, &inputs, &next_inputs)?,
             }
         }
         Err(SimError::Invariant(format!(
@@ -317,9 +325,32 @@ impl<D: BlockDevice> Db<D> {
         )))
     }
 
+    /// What to compact next: the pick by size score, else the table that
+    /// ran out of seeks (`None`: nothing).
+    pub(super) fn next_compaction(&mut self) -> Option<Choice> {
+        match compaction::pick(&self.version, &self.config, &self.pointers) {
+            Choice::Nothing => {
+                let c = self.seek_choice()?;
+                self.stats.seek_compactions += 1;
+                Some(c)
+            }
+            c => Some(c),
+        }
+    }
+
+    /// Moves table `index` of `level` down a level, untouched.
+    pub(super) fn apply_move(&mut self, level: usize, index: usize) {
+        let mut table = self.version.levels[level].remove(index);
+        self.pointers[level] = Some(table.largest().to_vec());
+        // LevelDB re-adds a moved file as a new one, with a fresh seek budget.
+        table.allowed_seeks = allowed_seeks(table.size_bytes);
+        self.version.insert_sorted(level + 1, table);
+        self.stats.levels[level + 1].moves += 1;
+    }
+
     /// The seek compaction of the table that ran out of seeks, if it is
     /// still where it was (a compaction since may have taken it).
-    fn seek_choice(&mut self) -> Option<Choice> {
+    pub(super) fn seek_choice(&mut self) -> Option<Choice> {
         let (level, file) = self.file_to_compact.take()?;
         let index = self.version.levels[level]
             .iter()
@@ -339,6 +370,25 @@ impl<D: BlockDevice> Db<D> {
         let mut taken = take(&mut self.version.levels[level], inputs);
         self.pointers[level] = taken.iter().map(|t| t.largest().to_vec()).max();
         taken.extend(take(&mut self.version.levels[out_level], next_inputs));
+        let (outputs, files) = self.merge_tables(out_level, taken)?;
+        for t in outputs {
+            self.version.insert_sorted(out_level, t);
+        }
+        for file in files {
+            self.files.delete(file)?;
+        }
+        Ok(())
+    }
+
+    /// Reads the tables `taken` whole, merges them and writes the output
+    /// tables of `out_level`, counting the level's compaction; returns the
+    /// outputs and the input files, which the caller puts in the version
+    /// and deletes (at once, or when a background merge completes).
+    pub(super) fn merge_tables(
+        &mut self,
+        out_level: usize,
+        taken: Vec<Table>,
+    ) -> Result<(Vec<Table>, Vec<FileId>), SimError> {
         let mut input_hashes: HashSet<u64> = HashSet::new();
         let mut input_blocks: Vec<InputBlock> = Vec::new();
         let mut runs = Vec::with_capacity(taken.len());
@@ -404,13 +454,7 @@ impl<D: BlockDevice> Db<D> {
                 .filter(|b| input_hashes.contains(&b.content_hash))
                 .count() as u64;
         }
-        for t in result.tables {
-            self.version.insert_sorted(out_level, t);
-        }
-        for file in files {
-            self.files.delete(file)?;
-        }
-        Ok(())
+        Ok((result.tables, files))
     }
 
     /// The engine's counters, with the current tables and bytes per level.

@@ -140,6 +140,8 @@ pub struct Files<D: BlockDevice> {
     counters: FileCounters,
     req: Request,
     scratch: Vec<(u64, u64)>,
+    /// A deleted file's pages are trimmed (else only freed for reuse).
+    trims: bool,
 }
 
 impl<D: BlockDevice> Files<D> {
@@ -156,7 +158,14 @@ impl<D: BlockDevice> Files<D> {
             counters: FileCounters::default(),
             req: Request::default(),
             scratch: Vec::new(),
+            trims: true,
         }
+    }
+
+    /// Whether deleting a file trims its pages on the device (on by
+    /// default); off, they stay mapped until written again.
+    pub fn set_trims(&mut self, on: bool) {
+        self.trims = on;
     }
 
     pub fn page_bytes(&self) -> u32 {
@@ -339,10 +348,12 @@ impl<D: BlockDevice> Files<D> {
     pub fn delete(&mut self, file: FileId) -> Result<(), SimError> {
         let meta = self.files.remove(&file).expect("delete of a live file");
         for &(first, len) in &meta.extents {
-            self.req.set(Op::Trim, first, len as u32);
-            self.device.submit(&self.req)?;
+            if self.trims {
+                self.req.set(Op::Trim, first, len as u32);
+                self.device.submit(&self.req)?;
+                self.counters.trim_pages += len;
+            }
             self.alloc.release(first, len);
-            self.counters.trim_pages += len;
         }
         self.counters.files_deleted += 1;
         Ok(())

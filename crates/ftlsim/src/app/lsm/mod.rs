@@ -23,8 +23,9 @@
 //! does not: no snapshots (a merge keeps only the newest version of a key),
 //! no key prefix compression or block compression, no block cache (a get
 //! reads its data block; filters and indexes are in memory as in LevelDB's
-//! table cache), and compactions run at once after a flush rather than in
-//! a background thread (so there are no write stalls to model).
+//! table cache). Flushes and compactions run inline after the write that
+//! filled the memtable, or, with the timing model on, as background jobs
+//! in simulated time with LevelDB's write stalls ([`background`]).
 
 //! The modules, bottom up: [`files`] (files as extents of LPNs), [`entry`]
 //! (what a table stores), [`memtable`] (and its [`arena`]), [`wal`], [`bloom`], [`sstable`],
@@ -33,6 +34,7 @@
 //! nothing, runs the engine alone.
 
 pub mod arena;
+pub mod background;
 pub mod bloom;
 pub mod compaction;
 pub mod config;
@@ -48,6 +50,7 @@ pub mod udb;
 pub mod version;
 pub mod wal;
 
+pub use background::Job;
 pub use config::{LsmConfig, RemapMode};
 pub use db::Db;
 pub use entry::Value;

@@ -6,8 +6,12 @@
 //! ([`KvFeed`]), which submits them to the device and times them like any
 //! other source's. The feed counts operations, closes an operation's
 //! latency when its last request completes, and lets the loop sample only
-//! between operations.
+//! between operations. With the timing model and background threads
+//! (`lsm.background_threads`), flushes and compactions run beside the
+//! operations in simulated time, with LevelDB's write stalls
+//! ([`background`]).
 
+mod background;
 mod outbox;
 mod report;
 
@@ -24,6 +28,7 @@ use crate::hash::splitmix64;
 use crate::request::{Completion, Op, Request};
 use crate::timing;
 use crate::workload::ycsb::{key_of, KvOp, Ycsb, YcsbDistribution, YcsbWorkload};
+use background::Background;
 use outbox::Issued;
 
 /// The engine and the operations of one YCSB run.
@@ -48,16 +53,22 @@ pub struct LsmSource {
     /// operation under way (timed only; `u64::MAX` until one completes).
     op_first_ns: u64,
     op_last_ns: u64,
+    /// Background threads in timed windows (`lsm.background_threads`; 0:
+    /// inline compaction), and their scheduler while one runs.
+    threads: u32,
+    bg: Option<Background>,
 }
 
 impl LsmSource {
     /// The engine of `lsm` running the workload's YCSB operations over a
-    /// device of `logical_pages` pages of `page_bytes`.
+    /// device of `logical_pages` pages of `page_bytes`, with `threads`
+    /// background threads when its window is timed (0: inline compaction).
     pub fn new(
         lsm: &LsmConfig,
         workload: &WorkloadConfig,
         page_bytes: u32,
         logical_pages: u64,
+        threads: u32,
     ) -> Result<Self, SimError> {
         let files = Files::new(Outbox::new(logical_pages), page_bytes);
         let db = Db::new(lsm, files)?;
@@ -77,6 +88,8 @@ impl LsmSource {
             lent: None,
             op_first_ns: u64::MAX,
             op_last_ns: 0,
+            threads,
+            bg: None,
         })
     }
 
@@ -85,6 +98,21 @@ impl LsmSource {
         self.stats_at_start = Some(self.db.stats());
         self.measured_ops = 0;
         self.latencies_ns.clear();
+    }
+
+    /// Runs flushes and compactions on the background threads from here
+    /// on (the measured window of a timed run), when there are any.
+    pub fn start_background(&mut self) {
+        if self.threads > 0 {
+            let outbox = self.db.files_mut().device_mut();
+            self.bg = Some(Background::new(self.threads, outbox));
+            self.db.set_background(true);
+        }
+    }
+
+    /// Background threads of the timed window (0: inline compaction).
+    pub fn background_threads(&self) -> u32 {
+        self.threads
     }
 
     /// The engine's and the file layer's invariants.
@@ -186,6 +214,9 @@ impl Feed for KvFeed<'_> {
         clock: &mut C,
         _max_pages: u64,
     ) -> Result<Option<&Request>, SimError> {
+        if self.source.bg.is_some() {
+            return self.next_background();
+        }
         let s = &mut *self.source;
         s.lent = None;
         loop {
@@ -216,18 +247,30 @@ impl Feed for KvFeed<'_> {
         timed: Option<timing::Completion>,
         _clock: &mut C,
     ) -> Result<(), SimError> {
-        let s = &mut *self.source;
-        let at = s.lent.expect("a completion follows a lent request");
-        let req = s.outbox().slot(at);
+        let req = match self.source.bg {
+            Some(_) => self.lent_background(),
+            None => {
+                let at = self
+                    .source
+                    .lent
+                    .expect("a completion follows a lent request");
+                self.source.outbox().slot(at)
+            }
+        };
         if req.op == Op::Read && done.mapped_pages != req.pages {
             return Err(SimError::Invariant(format!(
-                "LSM read of pages {}..{}: {} of {} pages unmapped on the device",
+                "LSM read of pages {}..{}{}: {} of {} pages unmapped on the device",
                 req.lpn,
                 req.lpn + u64::from(req.pages),
+                self.source.bg.as_ref().map_or("", |bg| bg.lent_by()),
                 done.unmapped_pages,
                 req.pages
             )));
         }
+        if self.source.bg.is_some() {
+            return self.completed_background(timed);
+        }
+        let s = &mut *self.source;
         if let Some(t) = timed {
             s.op_first_ns = s.op_first_ns.min(t.arrival_at);
             s.op_last_ns = s.op_last_ns.max(t.done_at);
@@ -240,6 +283,9 @@ impl Feed for KvFeed<'_> {
     }
 
     fn between_units(&self) -> bool {
-        self.source.outbox().pending_requests == 0
+        match &self.source.bg {
+            Some(bg) => bg.between_units(),
+            None => self.source.outbox().pending_requests == 0,
+        }
     }
 }

@@ -9,6 +9,9 @@
 //! the engine, that a read found its pages, is checked when the read
 //! completes (`KvFeed::completed`).
 
+use std::collections::VecDeque;
+
+use crate::app::lsm::Job;
 use crate::error::SimError;
 use crate::metrics::LayerStats;
 use crate::request::{BlockDevice, Completion, Request};
@@ -22,6 +25,23 @@ pub(super) enum Issued {
     /// timer lets them enter together (`BlockDevice::begin_batch`).
     BeginBatch,
     EndBatch,
+}
+
+/// Where the engine's requests go: the writer's queue (the operation under
+/// way), or a background thread's (`background.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Route {
+    Foreground,
+    Background(usize),
+}
+
+/// One job's requests on a background thread, in order, and the job,
+/// installed when they have all completed (`None`: requests of an install,
+/// the trims of what it replaced).
+#[derive(Debug, Default)]
+pub(super) struct Frame {
+    pub items: VecDeque<(Issued, Request)>,
+    pub job: Option<Job>,
 }
 
 /// What one operation issued, in slots that are filled in place and kept
@@ -39,6 +59,11 @@ pub struct Outbox {
     head: usize,
     /// Requests issued and not yet taken.
     pub(super) pending_requests: usize,
+    pub(super) route: Route,
+    /// Per background thread, its jobs: the top one runs (a flush that
+    /// preempts a merge is pushed over it, as LevelDB's compaction loop
+    /// flushes the immutable memtable between two keys).
+    pub(super) lanes: Vec<Vec<Frame>>,
 }
 
 impl Outbox {
@@ -51,7 +76,37 @@ impl Outbox {
             len: 0,
             head: 0,
             pending_requests: 0,
+            route: Route::Foreground,
+            lanes: Vec::new(),
         }
+    }
+
+    /// The job queue that requests of `lane` go to now.
+    fn frame(&mut self, lane: usize) -> &mut Frame {
+        self.lanes[lane]
+            .last_mut()
+            .expect("a background request has its job's frame")
+    }
+
+    /// Queues `kind` (with `req` when it is a request) where the route says.
+    fn issue(&mut self, kind: Issued, req: Option<&Request>) {
+        match self.route {
+            Route::Foreground => {
+                let slot = self.push(kind);
+                if let Some(req) = req {
+                    slot.copy_part_from(req, 0, req.pages);
+                    self.pending_requests += 1;
+                }
+            }
+            Route::Background(lane) => {
+                let req = req.cloned().unwrap_or_default();
+                self.frame(lane).items.push_back((kind, req));
+            }
+        }
+    }
+
+    pub(super) fn slot_mut(&mut self, at: usize) -> &mut Request {
+        &mut self.slots[at]
     }
 
     /// The next slot to fill, as `kind`.
@@ -88,8 +143,7 @@ impl Outbox {
 
 impl BlockDevice for Outbox {
     fn submit(&mut self, req: &Request) -> Result<Completion, SimError> {
-        self.push(Issued::Request).copy_part_from(req, 0, req.pages);
-        self.pending_requests += 1;
+        self.issue(Issued::Request, Some(req));
         // What the request will find is known only when it runs.
         Ok(Completion {
             mapped_pages: req.pages,
@@ -106,10 +160,10 @@ impl BlockDevice for Outbox {
     fn layer_stats(&self, _out: &mut Vec<LayerStats>) {}
 
     fn begin_batch(&mut self) {
-        self.push(Issued::BeginBatch);
+        self.issue(Issued::BeginBatch, None);
     }
 
     fn end_batch(&mut self) {
-        self.push(Issued::EndBatch);
+        self.issue(Issued::EndBatch, None);
     }
 }
