@@ -348,67 +348,46 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     "--segments must be at least 1 (the median of the timed segments is reported)"
                 );
             }
-            if only == Some(BenchOnly::Assigners) {
-                let case = ftlsim_run::bench::assigner_case(quick, segments, &mut |name| {
-                    eprintln!("bench: {name}")
-                })?;
-                if json {
-                    println!("{}", serde_json::to_string(&case)?);
-                } else {
-                    print!("{}", ftlsim_run::bench::render_assigners(&case));
+            use ftlsim_run::bench;
+            let progress = &mut |name: &str| eprintln!("bench: {name}");
+            // Each group: its JSON (the object the docs name) or its text.
+            let (value, text) = match only {
+                Some(BenchOnly::Assigners) => {
+                    let case = bench::assigner_case(quick, segments, progress)?;
+                    (serde_json::to_value(&case)?, bench::render_assigners(&case))
                 }
-                return Ok(ExitCode::SUCCESS);
-            }
-            if only == Some(BenchOnly::Lsm) {
-                eprintln!("bench: YCSB load + A through the LSM engine, full RemapCom");
-                let case = ftlsim_run::bench::lsm_case(quick)?;
-                if json {
-                    println!("{}", serde_json::to_string(&case)?);
-                } else {
-                    print!("{}", ftlsim_run::bench::render_lsm(&case));
+                Some(BenchOnly::Lsm) => {
+                    progress("YCSB load + A through the LSM engine, full RemapCom");
+                    let case = bench::lsm_case(quick)?;
+                    (serde_json::to_value(&case)?, bench::render_lsm(&case))
                 }
-                return Ok(ExitCode::SUCCESS);
-            }
-            if only == Some(BenchOnly::Timed) {
-                let cases = ftlsim_run::bench::timed_cases(quick, segments, &mut |name| {
-                    eprintln!("bench: {name}")
-                })?;
-                if json {
-                    println!("{}", serde_json::json!({ "timed_cases": cases }));
-                } else {
-                    print!("{}", ftlsim_run::bench::render_timed(&cases));
+                Some(BenchOnly::Timed) => {
+                    let cases = bench::timed_cases(quick, segments, progress)?;
+                    (
+                        serde_json::json!({ "timed_cases": cases }),
+                        bench::render_timed(&cases),
+                    )
                 }
-                return Ok(ExitCode::SUCCESS);
-            }
-            if only == Some(BenchOnly::Placement) {
-                let case = ftlsim_run::bench::placement_case(quick, segments, &mut |name| {
-                    eprintln!("bench: {name}")
-                })?;
-                if json {
-                    println!("{}", serde_json::to_string(&case)?);
-                } else {
-                    print!("{}", ftlsim_run::bench::render_placement(&case));
+                Some(BenchOnly::Placement) => {
+                    let case = bench::placement_case(quick, segments, progress)?;
+                    (serde_json::to_value(&case)?, bench::render_placement(&case))
                 }
-                return Ok(ExitCode::SUCCESS);
-            }
-            if only == Some(BenchOnly::Plain) {
-                let cases = ftlsim_run::bench::plain_cases(quick, segments, &mut |name| {
-                    eprintln!("bench: {name}")
-                })?;
-                if json {
-                    println!("{}", serde_json::json!({ "cases": cases }));
-                } else {
-                    print!("{}", ftlsim_run::bench::render_plain(&cases));
+                Some(BenchOnly::Plain) => {
+                    let cases = bench::plain_cases(quick, segments, progress)?;
+                    (
+                        serde_json::json!({ "cases": cases }),
+                        bench::render_plain(&cases),
+                    )
                 }
-                return Ok(ExitCode::SUCCESS);
-            }
-            let report = ftlsim_run::bench::run_bench(quick, segments, &mut |name| {
-                eprintln!("bench: {name}")
-            })?;
+                None => {
+                    let report = bench::run_bench(quick, segments, progress)?;
+                    (serde_json::to_value(&report)?, bench::render(&report))
+                }
+            };
             if json {
-                println!("{}", serde_json::to_string(&report)?);
+                println!("{value}");
             } else {
-                print!("{}", ftlsim_run::bench::render(&report));
+                print!("{text}");
             }
             Ok(ExitCode::SUCCESS)
         }

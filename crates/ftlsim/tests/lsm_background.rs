@@ -18,7 +18,7 @@ use ftlsim::app::lsm::{Db, Files, Job, LsmConfig, Value};
 use ftlsim::Ssd;
 use proptest::prelude::*;
 
-use super::lsm_model::{check_device, device, key, steps, tiny_with, Step};
+use super::lsm_model::{apply, check_device, device, key, steps, tiny_with, Step};
 
 /// Jobs in flight, oldest first; at most one flush and one merge.
 #[derive(Default)]
@@ -79,33 +79,7 @@ fn run_background(db: &mut Db<Ssd>, steps: &[Step], ticks: &[u8]) -> Result<(), 
             db.switch_memtable().unwrap();
             jobs.flush = Some(db.start_flush().unwrap());
         }
-        match *step {
-            Step::Put(k, len_bytes, checksum) => {
-                let v = Value {
-                    len_bytes,
-                    checksum,
-                };
-                db.put(&key(k), v).unwrap();
-                model.insert(key(k), v);
-            }
-            Step::Delete(k) => {
-                db.delete(&key(k)).unwrap();
-                model.remove(&key(k));
-            }
-            Step::Get(k) => {
-                let got = db.get(&key(k)).unwrap();
-                prop_assert_eq!(got, model.get(&key(k)).copied(), "step {}: get {:?}", i, k);
-            }
-            Step::Scan(k, limit) => {
-                let got = db.scan(&key(k), limit).unwrap();
-                let want: Vec<(Vec<u8>, Value)> = model
-                    .range(key(k)..)
-                    .take(limit)
-                    .map(|(k, v)| (k.clone(), *v))
-                    .collect();
-                prop_assert_eq!(got, want, "step {}: scan from {:?}", i, k);
-            }
-        }
+        apply(db, &mut model, i, step)?;
         if i % 64 == 0 {
             check_device(db).map_err(|e| TestCaseError::fail(format!("step {i}: {e}")))?;
         }

@@ -108,36 +108,48 @@ pub(crate) fn check_device(db: &Db<Ssd>) -> Result<(), String> {
     Ok(())
 }
 
+/// One step on the engine and on the reference; a read must answer as the
+/// reference does.
+pub(crate) fn apply(
+    db: &mut Db<Ssd>,
+    model: &mut BTreeMap<Vec<u8>, Value>,
+    i: usize,
+    step: &Step,
+) -> Result<(), TestCaseError> {
+    match *step {
+        Step::Put(k, len_bytes, checksum) => {
+            let v = Value {
+                len_bytes,
+                checksum,
+            };
+            db.put(&key(k), v).unwrap();
+            model.insert(key(k), v);
+        }
+        Step::Delete(k) => {
+            db.delete(&key(k)).unwrap();
+            model.remove(&key(k));
+        }
+        Step::Get(k) => {
+            let got = db.get(&key(k)).unwrap();
+            prop_assert_eq!(got, model.get(&key(k)).copied(), "step {}: get {:?}", i, k);
+        }
+        Step::Scan(k, limit) => {
+            let got = db.scan(&key(k), limit).unwrap();
+            let want: Vec<(Vec<u8>, Value)> = model
+                .range(key(k)..)
+                .take(limit)
+                .map(|(k, v)| (k.clone(), *v))
+                .collect();
+            prop_assert_eq!(got, want, "step {}: scan from {:?}", i, k);
+        }
+    }
+    Ok(())
+}
+
 fn run(db: &mut Db<Ssd>, steps: &[Step]) -> Result<(), TestCaseError> {
     let mut model: BTreeMap<Vec<u8>, Value> = BTreeMap::new();
     for (i, step) in steps.iter().enumerate() {
-        match *step {
-            Step::Put(k, len_bytes, checksum) => {
-                let v = Value {
-                    len_bytes,
-                    checksum,
-                };
-                db.put(&key(k), v).unwrap();
-                model.insert(key(k), v);
-            }
-            Step::Delete(k) => {
-                db.delete(&key(k)).unwrap();
-                model.remove(&key(k));
-            }
-            Step::Get(k) => {
-                let got = db.get(&key(k)).unwrap();
-                prop_assert_eq!(got, model.get(&key(k)).copied(), "step {}: get {:?}", i, k);
-            }
-            Step::Scan(k, limit) => {
-                let got = db.scan(&key(k), limit).unwrap();
-                let want: Vec<(Vec<u8>, Value)> = model
-                    .range(key(k)..)
-                    .take(limit)
-                    .map(|(k, v)| (k.clone(), *v))
-                    .collect();
-                prop_assert_eq!(got, want, "step {}: scan from {:?}", i, k);
-            }
-        }
+        apply(db, &mut model, i, step)?;
         db.check_invariants()
             .map_err(|e| TestCaseError::fail(format!("step {i}: {e}")))?;
         if i % 64 == 0 {

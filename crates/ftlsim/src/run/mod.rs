@@ -144,9 +144,7 @@ pub struct Simulation {
     end_of_life: Option<Phase>,
     layers_at_start: Vec<LayerStats>,
     streams_at_start: Vec<StreamCounters>,
-    /// The run places writes by a pre-pass's knowledge of the future (an
-    /// oracle layer, or a placement scheme that foresees), which covers
-    /// one measured window: the config's phases, once.
+    /// Writes placed by a pre-pass's future, which covers one measured window.
     foreseen: bool,
     measured_windows: u32,
 }
@@ -471,15 +469,9 @@ impl Simulation {
 
     /// The measured window.
     pub fn measure(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<(), SimError> {
-        // Past the foreseen window every write would look as if it never
-        // died: refuse rather than answer wrong.
+        // Past the foreseen window every write would look as if it never died.
         if self.foreseen && self.measured_windows > 0 {
-            return Err(SimError::BadRequest(
-                "this run's future was foreseen for one measured window (its pre-pass ran the \
-                 config's phases once); a second measure() would place writes it never saw: \
-                 make workload.writes cover the whole window instead"
-                    .into(),
-            ));
+            return Err(SimError::BadRequest("this run's future was foreseen for one measured window (its pre-pass ran the config's phases once); a second measure() would place writes it never saw: make workload.writes cover the whole window instead".into()));
         }
         self.measured_windows += 1;
         self.driver.recorder.measure_start = Some(*self.ssd().counters());
