@@ -27,17 +27,16 @@ const QUEUE_SAMPLE_EVERY: u64 = 7;
 ///
 /// `ends` holds the end times of the LUN's last `QUEUE_LENGTH_CAP`
 /// operations, by sequence number (a ring). A LUN's operations end in the
-/// order they are scheduled, so the ones not yet finished are always the
-/// newest: counting them passes only those that ended since the last
-/// count, and scheduling one is a single store. Of more than
-/// `QUEUE_LENGTH_CAP` unfinished, only the newest `QUEUE_LENGTH_CAP` are
-/// counted; the count is exact again as soon as fewer are left.
+/// order they are scheduled (each starts when the one before it ends), so
+/// the ones not yet finished are always the newest: counting them passes
+/// only those, from the newest back, and scheduling one is a single store.
+/// Of more than `QUEUE_LENGTH_CAP` unfinished, only the newest
+/// `QUEUE_LENGTH_CAP` are counted; the count is exact again as soon as
+/// fewer are left.
 #[derive(Debug, Clone)]
 struct LunQueue {
-    /// Operations scheduled, and the sequence number of the oldest not
-    /// known to have ended.
+    /// Operations scheduled.
     pushed: u64,
-    ended: u64,
     ends: [u64; QUEUE_LENGTH_CAP],
     /// Entry `n` counts the sampled operations that found `n` others at
     /// the LUN.
@@ -48,7 +47,6 @@ impl Default for LunQueue {
     fn default() -> Self {
         Self {
             pushed: 0,
-            ended: 0,
             ends: [0; QUEUE_LENGTH_CAP],
             counts: [0; QUEUE_LENGTH_CAP + 1],
         }
@@ -100,18 +98,21 @@ impl QueueSampler {
     }
 }
 
-/// Marks the operations ended by `now` (of those kept in the ring); returns
-/// how many of those kept are left (at most `QUEUE_LENGTH_CAP`). A forward
-/// scan, not a binary search: it passes about one operation per call and
-/// its exit is the only branch it mispredicts.
+/// How many of the operations kept in the ring have not ended by `now`
+/// (at most `QUEUE_LENGTH_CAP`). Their ends never decrease with the
+/// sequence number, so the unfinished ones are the newest: a scan from the
+/// newest back passes only them (about three at queue depth 32 on 32 LUNs).
+/// A scan forward from the oldest not known to have ended, as before
+/// issue 30, passed every operation that ended since the LUN's last sample
+/// (about seven) and cost the timer 16 instructions per request.
 #[inline(always)]
-fn left_after(q: &mut LunQueue, now: u64) -> usize {
+fn left_after(q: &LunQueue, now: u64) -> usize {
     let cap = QUEUE_LENGTH_CAP as u64;
-    let mut first = q.ended.max(q.pushed.saturating_sub(cap));
-    while first < q.pushed && q.ends[(first % cap) as usize] <= now {
-        first += 1;
+    let oldest = q.pushed.saturating_sub(cap);
+    let mut first = q.pushed;
+    while first > oldest && q.ends[((first - 1) % cap) as usize] > now {
+        first -= 1;
     }
-    q.ended = first;
     (q.pushed - first) as usize
 }
 
@@ -180,5 +181,43 @@ impl QueueReplay {
             }
         }
         debug_assert!(issued.next().is_none() && ends.next().is_none());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counting_from_the_newest_back_matches_a_forward_scan() {
+        // One LUN's ends never decrease; `now` never decreases. The count
+        // must equal the plain one: the kept ends (the last
+        // `QUEUE_LENGTH_CAP`) that are after `now`.
+        for seed in 1..=4u64 {
+            let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let mut next = move |n: u64| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x % n
+            };
+            let mut s = QueueSampler::new(1);
+            let (mut now, mut free_at) = (0u64, 0u64);
+            let mut all = Vec::new();
+            for _ in 0..20_000 {
+                now += next(40);
+                // Bursts: sometimes many operations queue at once.
+                let burst = if next(50) == 0 { 80 } else { 1 + next(3) };
+                for _ in 0..burst {
+                    free_at = free_at.max(now) + next(30);
+                    let q = &s.luns[0];
+                    let kept = &all[all.len().saturating_sub(QUEUE_LENGTH_CAP)..];
+                    let want = kept.iter().filter(|&&e| e > now).count();
+                    assert_eq!(left_after(q, now), want);
+                    s.note(0, now, free_at);
+                    all.push(free_at);
+                }
+            }
+        }
     }
 }
