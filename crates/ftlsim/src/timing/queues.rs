@@ -3,15 +3,11 @@
 //! operation in `QUEUE_SAMPLE_EVERY`, for the report's percentiles.
 //!
 //! The engine feeds each LUN operation's end time to a [`QueueSampler`] as
-//! it schedules it. When the timing model runs on a thread of its own
-//! (`run/clock.rs`), the engine only logs the end times ([`QueueLog`]) and
-//! the device's thread, which has time to spare, replays the log into the
-//! sampler ([`QueueReplay`]): the same operations in the same order give
-//! the same counts.
-
-use crate::ftl::FlashOp;
-
-use super::engine::Striping;
+//! it schedules it, on the timer's own thread when the timing model runs on
+//! one (`run/clock.rs`). (Until issue 30 a pipelined engine logged the end
+//! times for the device's thread to replay into the sampler: the replay cost
+//! the device's thread 183 instructions per request, more than sampling
+//! costs the timer's.)
 
 /// Queue lengths are counted exactly below this; longer ones count as this.
 pub const QUEUE_LENGTH_CAP: usize = 64;
@@ -114,74 +110,6 @@ fn left_after(q: &LunQueue, now: u64) -> usize {
         first -= 1;
     }
     (q.pushed - first) as usize
-}
-
-/// What the engine logs instead of sampling: per request scheduled, the
-/// time it was issued; per LUN operation, in order, its end.
-#[derive(Debug, Clone, Default)]
-pub struct QueueLog {
-    pub issued: Vec<u64>,
-    pub ends: Vec<u64>,
-}
-
-impl QueueLog {
-    pub fn clear(&mut self) {
-        self.issued.clear();
-        self.ends.clear();
-    }
-}
-
-/// A [`QueueSampler`] fed from a [`QueueLog`] on another thread: it works
-/// out each operation's LUN as the engine does.
-#[derive(Debug, Clone)]
-pub struct QueueReplay {
-    pub(super) sampler: QueueSampler,
-    striping: Striping,
-}
-
-impl QueueReplay {
-    pub(super) fn new(sampler: QueueSampler, striping: Striping) -> Self {
-        Self { sampler, striping }
-    }
-
-    /// Feeds the log of the requests `requests` (each: where its
-    /// operations end in `ops`, which holds them end to end, and whether the
-    /// engine scheduled it; one that failed on the device was not). The log
-    /// must be the engine's for exactly these requests.
-    pub fn replay(
-        &mut self,
-        requests: impl IntoIterator<Item = (usize, bool)>,
-        ops: &[FlashOp],
-        log: &QueueLog,
-    ) {
-        let (mut issued, mut ends) = (log.issued.iter(), log.ends.iter());
-        let mut next_end = || *ends.next().expect("one logged end per LUN operation");
-        let mut start = 0usize;
-        for (end, scheduled) in requests {
-            let request_ops = &ops[start..end];
-            start = end;
-            if !scheduled {
-                continue;
-            }
-            let now = *issued.next().expect("one logged issue time per request");
-            for &op in request_ops {
-                match op {
-                    FlashOp::Read { ppn, .. }
-                    | FlashOp::Program { ppn, .. }
-                    | FlashOp::MapRead { ppn } => {
-                        let lun = self.striping.lun_of_page(ppn.get()) as usize;
-                        self.sampler.note(lun, now, next_end());
-                    }
-                    FlashOp::Erase { block } => {
-                        for lun in self.striping.erase_luns(block) {
-                            self.sampler.note(lun as usize, now, next_end());
-                        }
-                    }
-                }
-            }
-        }
-        debug_assert!(issued.next().is_none() && ends.next().is_none());
-    }
 }
 
 #[cfg(test)]
