@@ -181,24 +181,26 @@ impl Channel {
         if self.table.len() < live_end + TAIL - WINDOW {
             self.grow(len_ns);
         }
-        // The last `WINDOW` transfers (or sentinels). A transfer ready after
-        // `ready_at` makes `ready_at - ready` negative: its sign bit counts
-        // it (times stay below 2^63 ns). Compiled as compares and `seta`,
-        // LLVM vectorized the count into a long chain of lane inserts.
-        debug_assert!(ready_at < 1 << 63);
-        let window: &[(u64, u64); WINDOW] = self.table[live_end - WINDOW..live_end]
-            .try_into()
-            .expect("WINDOW slots before the end of the live transfers");
-        let passed = passed_in(window, ready_at);
-        if passed == WINDOW {
-            return self.place_beyond(ready_at, len_ns);
-        }
-        // The window, then `STOP`, then the spare slots the move writes into.
+        // The last `WINDOW` transfers (or sentinels), then `STOP`, then the
+        // spare slots the move writes into: one view, one range check (the
+        // window is a fixed part of it, checked at compile time).
         let tail: &mut [(u64, u64); TAIL] = (&mut self.table
             [live_end - WINDOW..live_end + TAIL - WINDOW])
             .try_into()
             .expect("TAIL slots from WINDOW before the end of the live transfers");
         debug_assert_eq!(tail[WINDOW], STOP);
+        // A transfer ready after `ready_at` makes `ready_at - ready`
+        // negative: its sign bit counts it (times stay below 2^63 ns).
+        // Compiled as compares and `seta`, LLVM vectorized the count into a
+        // long chain of lane inserts.
+        debug_assert!(ready_at < 1 << 63);
+        let passed = passed_in(
+            tail[..WINDOW].try_into().expect("WINDOW of TAIL slots"),
+            ready_at,
+        );
+        if passed == WINDOW {
+            return self.place_beyond(ready_at, len_ns);
+        }
         // `1 <= at <= WINDOW`: the one before is a transfer or a sentinel.
         // The move takes `STOP` one place up with the passed transfers, so
         // it follows the new last transfer again.
@@ -232,19 +234,19 @@ impl Channel {
         // so the `WINDOW` slots below it exist: transfers or sentinels.
         debug_assert!(self.len >= WINDOW);
         let live_end = WINDOW + self.len;
-        let below: &[(u64, u64); WINDOW] = self.table[live_end - 2 * WINDOW..live_end - WINDOW]
-            .try_into()
-            .expect("WINDOW slots below the window");
-        let passed = passed_in(below, ready_at);
-        if passed == WINDOW {
-            return self.place_far(ready_at, len_ns);
-        }
         // Both windows, then `STOP`, then the spare slots (as in `place`).
         let view: &mut [(u64, u64); BEYOND] = (&mut self.table
             [live_end - 2 * WINDOW..live_end + TAIL - WINDOW])
             .try_into()
             .expect("BEYOND slots from 2 WINDOW before the end of the live transfers");
         debug_assert_eq!(view[2 * WINDOW], STOP);
+        let passed = passed_in(
+            view[..WINDOW].try_into().expect("WINDOW of BEYOND slots"),
+            ready_at,
+        );
+        if passed == WINDOW {
+            return self.place_far(ready_at, len_ns);
+        }
         // `1 <= at <= WINDOW`; the move of `2 WINDOW` slots takes the
         // passed transfers of both windows and `STOP` up one place.
         let at = WINDOW - passed;
