@@ -331,12 +331,7 @@ impl Engine {
     /// [`Engine::schedule_at`]'s loop. `FEATURES` false: neither
     /// program/erase suspend nor multi-plane is on, and their branches and
     /// bookkeeping are compiled out (`LunFeatures` is never touched).
-    fn run_ops<const FEATURES: bool>(
-        &mut self,
-        ops: &[FlashOp],
-        now: u64,
-        ready_at: u64,
-    ) -> u64 {
+    fn run_ops<const FEATURES: bool>(&mut self, ops: &[FlashOp], now: u64, ready_at: u64) -> u64 {
         debug_assert!(FEATURES || self.plain);
         let mut done_at = ready_at;
         self.gc_read_done.clear();
@@ -354,14 +349,9 @@ impl Engine {
                         _ if FEATURES && self.planes > 1 => {
                             self.read_multi_plane(lun, ppn, now, ready_at, gc)
                         }
-                        _ => self.occupy_lun::<FEATURES>(
-                            lun,
-                            now,
-                            ready_at,
-                            self.read_ns,
-                            gc,
-                            false,
-                        ),
+                        _ => {
+                            self.occupy_lun::<FEATURES>(lun, now, ready_at, self.read_ns, gc, false)
+                        }
                     };
                     let end = self.transfer(self.luns[lun].channel, now, sensed);
                     if gc {
@@ -582,12 +572,7 @@ impl Engine {
 
     /// Erases `block`'s slice on each LUN it spans, in parallel. Erases are
     /// always GC (or wear-leveling) work.
-    fn erase<const FEATURES: bool>(
-        &mut self,
-        block: u32,
-        now: u64,
-        ready_at: u64,
-    ) -> u64 {
+    fn erase<const FEATURES: bool>(&mut self, block: u32, now: u64, ready_at: u64) -> u64 {
         let mut end = ready_at;
         for lun in self.striping.erase_luns(block) {
             end = end.max(self.occupy_lun::<FEATURES>(
