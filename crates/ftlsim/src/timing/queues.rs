@@ -6,8 +6,8 @@
 //! it schedules it, on the timer's own thread when the timing model runs on
 //! one (`run/clock.rs`). (Until issue 30 a pipelined engine logged the end
 //! times for the device's thread to replay into the sampler: the replay cost
-//! the device's thread 183 instructions per request, more than sampling
-//! costs the timer's.)
+//! the device's thread about 170 instructions per request, three times what
+//! sampling costs the timer's.)
 
 /// Queue lengths are counted exactly below this; longer ones count as this.
 pub const QUEUE_LENGTH_CAP: usize = 64;
