@@ -566,8 +566,7 @@ impl Engine {
     #[inline(always)]
     fn transfer(&mut self, channel: u32, now: u64, ready_at: u64) -> u64 {
         let c = &mut self.channels[channel as usize];
-        c.forget_before(now, self.transfer_ns);
-        c.place(ready_at, self.transfer_ns)
+        c.place_after(now, ready_at, self.transfer_ns)
     }
 
     /// Erases `block`'s slice on each LUN it spans, in parallel. Erases are
