@@ -16,7 +16,7 @@ use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use crate::error::{ConfigError, SimError};
 use crate::ftl::FlashOp;
 use crate::request::{Op, Request};
-use crate::timing::{self, QueueLog, QueueReplay, Ticket, Timer};
+use crate::timing::{self, Ticket, Timer};
 
 use super::target::Target;
 
@@ -116,13 +116,12 @@ struct Timed {
 }
 
 /// Requests carried out by the device, in order, with their flash
-/// operations end to end; back from the timer, with what it logged for the
-/// LUN queue lengths.
+/// operations end to end. The timer's thread samples the LUN queue lengths
+/// itself (`timing/queues.rs`), so a batch comes back only to be reused.
 #[derive(Debug, Default)]
 struct Batch {
     requests: Vec<Timed>,
     ops: Vec<FlashOp>,
-    queue_log: QueueLog,
 }
 
 /// The device's side of the pipeline: collects each request's operations
@@ -131,11 +130,8 @@ struct Batch {
 pub(super) struct Pipeline {
     batch: Batch,
     to_timer: Option<SyncSender<Batch>>,
-    /// Batches the timer is done with, in order: their queue logs go to
-    /// `queues` (when the timer hands queue sampling over), then one is
-    /// kept to be filled again.
+    /// Batches the timer is done with: one is kept to be filled again.
     spent: Receiver<Batch>,
-    queues: Option<QueueReplay>,
     spare: Option<Batch>,
 }
 
@@ -198,7 +194,7 @@ impl Pipeline {
         // into the (cleared) vector the batch held, a spent batch's.
         dev.ssd_mut().take_ops(&mut self.batch.ops);
         while let Ok(spent) = self.spent.try_recv() {
-            self.absorb(spent);
+            self.spare = Some(spent);
         }
         let mut next = self.spare.take().unwrap_or_default();
         next.requests.clear();
@@ -209,19 +205,6 @@ impl Pipeline {
             .expect("sends only while open")
             .send(full);
         sent.map_err(|_| SimError::Interrupted)
-    }
-
-    /// Feeds a spent batch's queue log to the sampler and keeps the batch
-    /// for reuse.
-    fn absorb(&mut self, spent: Batch) {
-        if let Some(queues) = &mut self.queues {
-            let requests = spent
-                .requests
-                .iter()
-                .map(|r| (r.ops_end as usize, !r.failed));
-            queues.replay(requests, &spent.ops, &spent.queue_log);
-        }
-        self.spare = Some(spent);
     }
 
     /// Sends what is left and closes the pipe.
@@ -242,7 +225,7 @@ fn time_batches(
     batches: Receiver<Batch>,
     spent: Sender<Batch>,
 ) -> Result<(), SimError> {
-    for mut batch in batches {
+    for batch in batches {
         let mut start = 0usize;
         for r in &batch.requests {
             let end = r.ops_end as usize;
@@ -250,7 +233,6 @@ fn time_batches(
             timer.finish_with(ticket, &batch.ops[start..end], r.failed);
             start = end;
         }
-        timer.take_queue_log(&mut batch.queue_log);
         // Nobody waiting for it any more is fine: the run is ending.
         let _ = spent.send(batch);
     }
@@ -271,14 +253,12 @@ pub(super) fn pipelined<D: Target, T>(
     let (to_timer, batches) = sync_channel(BATCHES_IN_FLIGHT);
     // Unbounded, but never holds more than the batches in flight.
     let (spent_tx, spent) = channel();
-    let queues = timer.detach_queues();
-    let (driven, timed, mut pipe) = std::thread::scope(|scope| {
+    let (driven, timed) = std::thread::scope(|scope| {
         let worker = scope.spawn(|| time_batches(timer, batches, spent_tx));
         let mut pipe = Pipeline {
             batch: Batch::default(),
             to_timer: Some(to_timer),
             spent,
-            queues,
             spare: None,
         };
         let driven = drive(dev, &mut pipe);
@@ -287,15 +267,8 @@ pub(super) fn pipelined<D: Target, T>(
             Ok(timed) => timed,
             Err(panic) => std::panic::resume_unwind(panic),
         };
-        (driven, timed, pipe)
+        (driven, timed)
     });
-    // Every batch the timer finished, in order: its sender is gone.
-    while let Ok(spent) = pipe.spent.recv() {
-        pipe.absorb(spent);
-    }
-    if let Some(queues) = pipe.queues.take() {
-        timer.attach_queues(queues);
-    }
     // The timer's error comes first: it stopped the loop (or the loop
     // stopped at a later request).
     timed?;

@@ -52,6 +52,11 @@ pub struct Channel {
     /// was left in flight the last time (at least `FORGET_AT`), so looking
     /// costs O(1) per transfer however long the table is.
     forget_at: usize,
+    /// The length at which [`Channel::place_after`] leaves its fast path:
+    /// no more than `forget_at`, and no more than the table has room for
+    /// (a placement's fixed-size move included); 0 when either changed.
+    /// One compare per transfer instead of one for each (issue 30).
+    check_at: usize,
     /// Transfers carried; their total and longest wait between ready and
     /// start, as computed when each was placed.
     transfers: u64,
@@ -67,6 +72,7 @@ impl Default for Channel {
             table: Vec::new(),
             len: 0,
             forget_at: FORGET_AT,
+            check_at: 0,
             transfers: 0,
             wait_ns: 0,
             max_wait_ns: 0,
@@ -80,6 +86,7 @@ impl Channel {
         self.table.clear();
         self.len = 0;
         self.forget_at = FORGET_AT;
+        self.check_at = 0;
         self.transfers = 0;
         self.wait_ns = 0;
         self.max_wait_ns = 0;
@@ -119,14 +126,41 @@ impl Channel {
         self.table.get(WINDOW..WINDOW + self.len).unwrap_or(&[])
     }
 
-    /// Forgets the transfers of `len_ns` that ended by `now`, once the
-    /// table has grown to `forget_at`: an ended transfer changes nothing
-    /// (every later one is ready after it ended, so goes after it and cannot
-    /// collide with it), so dropping them only bounds memory, and looking on
-    /// every transfer would cost more than the rest of placing it. `now`
-    /// must never decrease.
+    /// Places a transfer of `len_ns` ready at `ready_at` for a request
+    /// issued at `now` (see [`Channel::place_in_room`]), first forgetting the
+    /// transfers that ended by `now` once the table has grown to
+    /// `forget_at`: an ended transfer changes nothing (every later one is
+    /// ready after it ended, so goes after it and cannot collide with it),
+    /// so dropping them only bounds memory, and looking on every transfer
+    /// would cost more than the rest of placing it. `now` must never
+    /// decrease. Returns when the transfer ends.
     #[inline(always)]
-    pub fn forget_before(&mut self, now: u64, len_ns: u64) {
+    pub fn place_after(&mut self, now: u64, ready_at: u64, len_ns: u64) -> u64 {
+        if self.len >= self.check_at {
+            self.make_room(now, len_ns);
+        }
+        self.place_in_room(ready_at, len_ns)
+    }
+
+    /// [`Channel::place_after`]'s slow path: forgets the ended transfers
+    /// when the table has grown to `forget_at`, makes room for one more,
+    /// and sets the length at which to look again.
+    #[cold]
+    #[inline(never)]
+    fn make_room(&mut self, now: u64, len_ns: u64) {
+        if self.len >= self.forget_at {
+            self.forget_ended(now, len_ns);
+        }
+        if self.table.len() < self.len + TAIL {
+            self.grow(len_ns);
+        }
+        // Room while `len + TAIL <= table.len()`.
+        self.check_at = self.forget_at.min(self.table.len() + 1 - TAIL);
+    }
+
+    /// Forgets the ended transfers as [`Channel::place_after`] does.
+    #[cfg(test)]
+    fn forget_before(&mut self, now: u64, len_ns: u64) {
         if self.len >= self.forget_at {
             self.forget_ended(now, len_ns);
         }
@@ -143,6 +177,7 @@ impl Channel {
         self.table.copy_within(WINDOW + ended..=live_end, WINDOW);
         self.len -= ended;
         self.forget_at = FORGET_AT.max(2 * self.len);
+        self.check_at = 0;
     }
 
     /// Makes room for one more transfer: `WINDOW + 1` slots after the last
@@ -159,10 +194,21 @@ impl Channel {
         }
         let want = 2 * (WINDOW + self.len + WINDOW + 2);
         self.table.resize(want, STOP);
+        self.check_at = 0;
     }
 
-    /// Places a transfer of `len_ns` ready at `ready_at` in ready order;
-    /// returns when it ends.
+    /// Places a transfer of `len_ns` ready at `ready_at` in ready order,
+    /// never forgetting ended ones; returns when it ends.
+    #[cfg(test)]
+    fn place(&mut self, ready_at: u64, len_ns: u64) -> u64 {
+        if self.table.len() < self.len + TAIL {
+            self.grow(len_ns);
+        }
+        self.place_in_room(ready_at, len_ns)
+    }
+
+    /// Places a transfer of `len_ns` ready at `ready_at` in ready order,
+    /// the table having room for it; returns when it ends.
     ///
     /// About two thirds of the transfers in the timed bench go before one
     /// already placed, passing a varying few. A loop that passes them one by
@@ -171,34 +217,34 @@ impl Channel {
     /// over the last `WINDOW` transfers, and the move is a fixed-size copy
     /// within a fixed-size view of the table's tail (no bounds checks).
     #[inline(always)]
-    pub fn place(&mut self, ready_at: u64, len_ns: u64) -> u64 {
+    fn place_in_room(&mut self, ready_at: u64, len_ns: u64) -> u64 {
         self.transfers += 1;
         if len_ns == 0 {
             // A free channel (transfer time 0): nothing to place.
             return ready_at;
         }
         let live_end = WINDOW + self.len;
-        if self.table.len() < live_end + TAIL - WINDOW {
-            self.grow(len_ns);
-        }
-        // The last `WINDOW` transfers (or sentinels). A transfer ready after
-        // `ready_at` makes `ready_at - ready` negative: its sign bit counts
-        // it (times stay below 2^63 ns). Compiled as compares and `seta`,
-        // LLVM vectorized the count into a long chain of lane inserts.
-        debug_assert!(ready_at < 1 << 63);
-        let window: &[(u64, u64); WINDOW] = self.table[live_end - WINDOW..live_end]
-            .try_into()
-            .expect("WINDOW slots before the end of the live transfers");
-        let passed = passed_in(window, ready_at);
-        if passed == WINDOW {
-            return self.place_beyond(ready_at, len_ns);
-        }
-        // The window, then `STOP`, then the spare slots the move writes into.
+        debug_assert!(self.table.len() >= live_end + TAIL - WINDOW);
+        // The last `WINDOW` transfers (or sentinels), then `STOP`, then the
+        // spare slots the move writes into: one view, one range check (the
+        // window is a fixed part of it, checked at compile time).
         let tail: &mut [(u64, u64); TAIL] = (&mut self.table
             [live_end - WINDOW..live_end + TAIL - WINDOW])
             .try_into()
             .expect("TAIL slots from WINDOW before the end of the live transfers");
         debug_assert_eq!(tail[WINDOW], STOP);
+        // A transfer ready after `ready_at` makes `ready_at - ready`
+        // negative: its sign bit counts it (times stay below 2^63 ns).
+        // Compiled as compares and `seta`, LLVM vectorized the count into a
+        // long chain of lane inserts.
+        debug_assert!(ready_at < 1 << 63);
+        let passed = passed_in(
+            tail[..WINDOW].try_into().expect("WINDOW of TAIL slots"),
+            ready_at,
+        );
+        if passed == WINDOW {
+            return self.place_beyond(ready_at, len_ns);
+        }
         // `1 <= at <= WINDOW`: the one before is a transfer or a sentinel.
         // The move takes `STOP` one place up with the passed transfers, so
         // it follows the new last transfer again.
@@ -220,7 +266,7 @@ impl Channel {
         start + len_ns
     }
 
-    /// [`Channel::place`] for a transfer that passes every transfer in the
+    /// [`Channel::place_in_room`] for a transfer that passes every transfer in the
     /// window (about one in ten): the `WINDOW` transfers below them are
     /// counted the same way, and the new one goes in by a fixed-size move
     /// twice as long. Only one that passes those too (about one in 34)
@@ -232,19 +278,19 @@ impl Channel {
         // so the `WINDOW` slots below it exist: transfers or sentinels.
         debug_assert!(self.len >= WINDOW);
         let live_end = WINDOW + self.len;
-        let below: &[(u64, u64); WINDOW] = self.table[live_end - 2 * WINDOW..live_end - WINDOW]
-            .try_into()
-            .expect("WINDOW slots below the window");
-        let passed = passed_in(below, ready_at);
-        if passed == WINDOW {
-            return self.place_far(ready_at, len_ns);
-        }
-        // Both windows, then `STOP`, then the spare slots (as in `place`).
+        // Both windows, then `STOP`, then the spare slots (as in `place_in_room`).
         let view: &mut [(u64, u64); BEYOND] = (&mut self.table
             [live_end - 2 * WINDOW..live_end + TAIL - WINDOW])
             .try_into()
             .expect("BEYOND slots from 2 WINDOW before the end of the live transfers");
         debug_assert_eq!(view[2 * WINDOW], STOP);
+        let passed = passed_in(
+            view[..WINDOW].try_into().expect("WINDOW of BEYOND slots"),
+            ready_at,
+        );
+        if passed == WINDOW {
+            return self.place_far(ready_at, len_ns);
+        }
         // `1 <= at <= WINDOW`; the move of `2 WINDOW` slots takes the
         // passed transfers of both windows and `STOP` up one place.
         let at = WINDOW - passed;
@@ -260,7 +306,7 @@ impl Channel {
         start + len_ns
     }
 
-    /// [`Channel::place`] for a transfer that passes every transfer in both
+    /// [`Channel::place_in_room`] for a transfer that passes every transfer in both
     /// windows (rare): its place among the live transfers by binary search,
     /// below those `WINDOW`, and those it passes moved up one place.
     #[cold]
@@ -285,7 +331,7 @@ impl Channel {
     }
 }
 
-/// Slots [`Channel::place`] looks at: the last `WINDOW` transfers, `STOP`,
+/// Slots [`Channel::place_in_room`] looks at: the last `WINDOW` transfers, `STOP`,
 /// and the `WINDOW` the fixed-size move may write past the last transfer.
 const TAIL: usize = 2 * WINDOW + 1;
 
@@ -480,8 +526,7 @@ mod tests {
                     7 | 8 => now + next(400),
                     _ => now + 10 * next(60),
                 };
-                c.forget_before(now, len_ns);
-                let end = c.place(ready_at, len_ns);
+                let end = c.place_after(now, ready_at, len_ns);
                 assert_eq!(
                     end,
                     r.place(now, ready_at, len_ns),

@@ -28,7 +28,7 @@
 use crate::ftl::FlashOp;
 
 use super::channel::Channel;
-use super::queues::{QueueLog, QueueReplay, QueueSampler};
+use super::queues::QueueSampler;
 use super::TimingParams;
 
 /// No multi-plane group: the LUN's last operation is not a program.
@@ -160,11 +160,9 @@ pub struct Engine {
     /// When each GC read of the current batch has its data in the controller
     /// (a GC copy cannot be programmed before it was read).
     gc_read_done: Vec<u64>,
-    /// LUN queue lengths: sampled here, or (`logging`) logged in
-    /// `queue_log` for a [`QueueReplay`] on another thread to sample.
+    /// LUN queue lengths, sampled as operations are scheduled (on the
+    /// timer's thread, pipelined or not).
     queues: QueueSampler,
-    logging: bool,
-    queue_log: QueueLog,
     /// Program/erase suspend: (suspend, resume) overheads when on.
     suspend_ns: Option<(u64, u64)>,
     /// Planes per LUN, and LUNs x planes: a page's multi-plane group is
@@ -204,8 +202,6 @@ impl Engine {
             channels: vec![Channel::default(); params.channels as usize],
             gc_read_done: Vec::new(),
             queues: QueueSampler::new(luns),
-            logging: false,
-            queue_log: QueueLog::default(),
             suspend_ns: params.suspend_ns,
             planes: params.planes_per_lun.max(1),
             group_span: luns * params.planes_per_lun.max(1),
@@ -228,7 +224,6 @@ impl Engine {
             c.reset();
         }
         self.queues.reset();
-        self.queue_log.clear();
         self.suspensions = 0;
         self.suspend_delay_ns = 0;
         self.gc_read_done.clear();
@@ -294,40 +289,7 @@ impl Engine {
     /// service) when its request was issued: entry `n` counts those that found `n`,
     /// the last entry those that found `QUEUE_LENGTH_CAP` or more.
     pub fn lun_queue_counts(&self, lun: u32) -> &[u64] {
-        debug_assert!(!self.logging, "queue lengths are being logged");
         self.queues.counts(lun)
-    }
-
-    /// Hands LUN queue-length sampling to another thread: from now on
-    /// [`Engine::schedule`] logs each request's issue time and each LUN
-    /// operation's end (take them with [`Engine::take_queue_log`]) for the
-    /// returned [`QueueReplay`] to sample, until
-    /// [`Engine::attach_queues`]. `None` with program/erase suspend or
-    /// multi-plane on: which operations reach a LUN then depends on timing.
-    pub fn detach_queues(&mut self) -> Option<QueueReplay> {
-        if !self.plain || self.logging {
-            return None;
-        }
-        self.logging = true;
-        self.queue_log.clear();
-        let luns = self.luns();
-        let queues = std::mem::replace(&mut self.queues, QueueSampler::new(luns));
-        Some(QueueReplay::new(queues, self.striping))
-    }
-
-    /// Moves what was logged since the last call into `out` (cleared first).
-    pub fn take_queue_log(&mut self, out: &mut QueueLog) {
-        out.clear();
-        std::mem::swap(&mut self.queue_log, out);
-    }
-
-    /// Takes sampling back from a [`QueueReplay`] that has been fed every
-    /// log taken. What is still logged is dropped: it is there only when
-    /// the timer stopped with an error in the middle of a batch.
-    pub fn attach_queues(&mut self, replay: QueueReplay) {
-        self.queue_log.clear();
-        self.logging = false;
-        self.queues = replay.sampler;
     }
 
     /// Total LUN time, all work and GC work.
@@ -352,35 +314,35 @@ impl Engine {
     #[inline]
     pub fn schedule_at(&mut self, ops: &[FlashOp], now: u64, ready_at: u64) -> u64 {
         debug_assert!(ready_at >= now);
-        if self.logging {
-            self.queue_log.issued.push(now);
-        }
         self.run(ops, now, ready_at)
     }
 
-    /// [`Engine::schedule_at`] without logging the request's issue time.
     #[inline(always)]
     fn run(&mut self, ops: &[FlashOp], now: u64, ready_at: u64) -> u64 {
-        // Chosen once per request from switches fixed for the run or for
-        // a whole measured window (always predicted), not once per operation.
-        match (self.plain, self.logging) {
-            (true, false) => self.run_ops::<false, false>(ops, now, ready_at),
-            (true, true) => self.run_ops::<false, true>(ops, now, ready_at),
-            (false, _) => self.run_ops::<true, false>(ops, now, ready_at),
+        // Chosen once per request from a switch fixed for the run (always
+        // predicted), not once per operation.
+        if self.plain {
+            self.run_ops::<false>(ops, now, ready_at)
+        } else {
+            self.run_ops_with_features(ops, now, ready_at)
         }
+    }
+
+    /// `run_ops` with suspend or multi-plane on, kept out of line: only the
+    /// plain loop is inlined into the request loop.
+    #[inline(never)]
+    fn run_ops_with_features(&mut self, ops: &[FlashOp], now: u64, ready_at: u64) -> u64 {
+        self.run_ops::<true>(ops, now, ready_at)
     }
 
     /// [`Engine::schedule_at`]'s loop. `FEATURES` false: neither
     /// program/erase suspend nor multi-plane is on, and their branches and
     /// bookkeeping are compiled out (`LunFeatures` is never touched).
-    fn run_ops<const FEATURES: bool, const LOG: bool>(
-        &mut self,
-        ops: &[FlashOp],
-        now: u64,
-        ready_at: u64,
-    ) -> u64 {
+    /// Inlined (issue 30): a call per request saved and restored its
+    /// registers, about 9 instructions.
+    #[inline(always)]
+    fn run_ops<const FEATURES: bool>(&mut self, ops: &[FlashOp], now: u64, ready_at: u64) -> u64 {
         debug_assert!(FEATURES || self.plain);
-        debug_assert!(LOG == self.logging && !(LOG && FEATURES));
         let mut done_at = ready_at;
         self.gc_read_done.clear();
         let mut gc_next = 0usize;
@@ -397,14 +359,9 @@ impl Engine {
                         _ if FEATURES && self.planes > 1 => {
                             self.read_multi_plane(lun, ppn, now, ready_at, gc)
                         }
-                        _ => self.occupy_lun::<FEATURES, LOG>(
-                            lun,
-                            now,
-                            ready_at,
-                            self.read_ns,
-                            gc,
-                            false,
-                        ),
+                        _ => {
+                            self.occupy_lun::<FEATURES>(lun, now, ready_at, self.read_ns, gc, false)
+                        }
                     };
                     let end = self.transfer(self.luns[lun].channel, now, sensed);
                     if gc {
@@ -432,10 +389,10 @@ impl Engine {
                         let l = &self.luns[lun];
                         let movable_at = data_at.max(l.accepts_at);
                         let moved = self.transfer(l.channel, now, movable_at);
-                        self.occupy_lun::<FEATURES, LOG>(lun, now, moved, self.program_ns, gc, true)
+                        self.occupy_lun::<FEATURES>(lun, now, moved, self.program_ns, gc, true)
                     }
                 }
-                FlashOp::Erase { block } => self.erase::<FEATURES, LOG>(block, now, ready_at),
+                FlashOp::Erase { block } => self.erase::<FEATURES>(block, now, ready_at),
                 FlashOp::MapRead { ppn } => {
                     return done_at.max(self.map_read_then(
                         ppn.get(),
@@ -460,11 +417,7 @@ impl Engine {
     #[inline(never)]
     fn map_read_then(&mut self, ppn: u32, rest: &[FlashOp], now: u64, ready_at: u64) -> u64 {
         let lun = self.striping.lun_of_page(ppn) as usize;
-        let sensed = if self.logging {
-            self.occupy_lun::<true, true>(lun, now, ready_at, self.read_ns, false, false)
-        } else {
-            self.occupy_lun::<true, false>(lun, now, ready_at, self.read_ns, false, false)
-        };
+        let sensed = self.occupy_lun::<true>(lun, now, ready_at, self.read_ns, false, false);
         let end = self.transfer(self.luns[lun].channel, now, sensed);
         end.max(self.run(rest, now, ready_at.max(end)))
     }
@@ -474,7 +427,7 @@ impl Engine {
     /// before it). Returns when the operation ends. `FEATURES` false: the
     /// suspend and multi-plane state is left alone (nothing reads it).
     #[inline(always)]
-    fn occupy_lun<const FEATURES: bool, const LOG: bool>(
+    fn occupy_lun<const FEATURES: bool>(
         &mut self,
         lun: usize,
         now: u64,
@@ -490,11 +443,7 @@ impl Engine {
         l.accepts_at = start;
         l.busy_ns += duration_ns;
         l.gc_busy_ns += if gc { duration_ns } else { 0 };
-        if LOG {
-            self.queue_log.ends.push(end);
-        } else {
-            self.queues.note(lun, now, end);
-        }
+        self.queues.note(lun, now, end);
         if FEATURES {
             let f = &mut self.features[lun];
             f.suspendable = suspendable;
@@ -519,7 +468,7 @@ impl Engine {
         let read_ns = self.read_ns;
         let (l, f) = (&mut self.luns[lun], &mut self.features[lun]);
         if !(f.suspendable && l.accepts_at <= now && now < l.free_at) {
-            return self.occupy_lun::<true, false>(lun, now, now, read_ns, false, false);
+            return self.occupy_lun::<true>(lun, now, now, read_ns, false, false);
         }
         let (start, added_ns) = if now < f.reads_until {
             (f.reads_until, read_ns)
@@ -585,7 +534,7 @@ impl Engine {
             f.group_pages += 1;
             return f.group_end;
         }
-        let end = self.occupy_lun::<true, false>(lun, now, ready_at, self.read_ns, gc, false);
+        let end = self.occupy_lun::<true>(lun, now, ready_at, self.read_ns, gc, false);
         self.open_group(lun, group, true, end);
         end
     }
@@ -611,7 +560,7 @@ impl Engine {
         gc: bool,
     ) -> u64 {
         let accepts_before = self.luns[lun].accepts_at;
-        let end = self.occupy_lun::<true, false>(lun, now, moved, self.program_ns, gc, true);
+        let end = self.occupy_lun::<true>(lun, now, moved, self.program_ns, gc, true);
         self.open_group(lun, group, false, end);
         self.features[lun].group_accepts_at = accepts_before;
         end
@@ -627,21 +576,15 @@ impl Engine {
     #[inline(always)]
     fn transfer(&mut self, channel: u32, now: u64, ready_at: u64) -> u64 {
         let c = &mut self.channels[channel as usize];
-        c.forget_before(now, self.transfer_ns);
-        c.place(ready_at, self.transfer_ns)
+        c.place_after(now, ready_at, self.transfer_ns)
     }
 
     /// Erases `block`'s slice on each LUN it spans, in parallel. Erases are
     /// always GC (or wear-leveling) work.
-    fn erase<const FEATURES: bool, const LOG: bool>(
-        &mut self,
-        block: u32,
-        now: u64,
-        ready_at: u64,
-    ) -> u64 {
+    fn erase<const FEATURES: bool>(&mut self, block: u32, now: u64, ready_at: u64) -> u64 {
         let mut end = ready_at;
         for lun in self.striping.erase_luns(block) {
-            end = end.max(self.occupy_lun::<FEATURES, LOG>(
+            end = end.max(self.occupy_lun::<FEATURES>(
                 lun as usize,
                 now,
                 ready_at,

@@ -31,7 +31,6 @@ pub mod stats;
 pub use crate::config::timing::{TimingConfig, TimingMode, TimingParams};
 pub use buffer::WriteBuffer;
 pub use engine::Engine;
-pub use queues::{QueueLog, QueueReplay};
 pub use replay::Replay;
 pub use stats::{ChannelRow, LatencyRow, LatencyUs, LunRow, TimingStats, TimingSummary};
 
@@ -255,31 +254,6 @@ impl Timer {
     /// ([`Timer::begin_detached`]).
     pub fn detachable(&self) -> bool {
         self.background_target.is_none()
-    }
-
-    /// Hands LUN queue-length sampling to the caller's thread while the
-    /// timer runs on another (see `queues.rs`): the timer then logs what
-    /// the sampler needs ([`Timer::take_queue_log`]) until
-    /// [`Timer::attach_queues`]. `None` where the log would not tell which
-    /// operations reached a LUN: with the write buffer (it serves reads),
-    /// program/erase suspend or multi-plane operations.
-    pub fn detach_queues(&mut self) -> Option<QueueReplay> {
-        match self.buffer {
-            Some(_) => None,
-            None => self.engine.detach_queues(),
-        }
-    }
-
-    /// Moves the queue log of the requests finished since the last call
-    /// into `out` (cleared first).
-    pub fn take_queue_log(&mut self, out: &mut QueueLog) {
-        self.engine.take_queue_log(out);
-    }
-
-    /// Takes queue-length sampling back, every log taken having been fed
-    /// to `replay`.
-    pub fn attach_queues(&mut self, replay: QueueReplay) {
-        self.engine.attach_queues(replay);
     }
 
     /// [`Timer::begin`] for a timer that is [`Timer::detachable`]: the
