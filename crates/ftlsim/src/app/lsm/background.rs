@@ -52,7 +52,10 @@ impl<D: BlockDevice> Db<D> {
 
     /// The memtable is over the write buffer: the next write must make room.
     pub fn memtable_full(&self) -> bool {
-        self.mem.memory_bytes() > self.config.memtable_bytes
+        // Never an empty one: an arena's first block alone can exceed a tiny
+        // `lsm.memtable_bytes`, and a flush of nothing makes no table (the
+        // inline engine checks after an insert, so it never meets one).
+        !self.mem.is_empty() && self.mem.memory_bytes() > self.config.memtable_bytes
     }
 
     /// A memtable is being flushed (LevelDB's `imm_ != nullptr`).
