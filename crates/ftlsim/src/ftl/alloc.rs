@@ -3,7 +3,7 @@
 //! and a full block closes into its reclaim group's victim index.
 
 use super::frontier::FrontierKey;
-use super::{valid_bit, Ssd};
+use super::{Ssd, ValidWords};
 use crate::error::SimError;
 use crate::flash::{BlockState, BlockTable, Ppn, NO_BLOCK};
 
@@ -19,14 +19,13 @@ impl Ssd {
         self.blocks.owner[b] = BlockTable::NO_OWNER;
         self.victim_insert(block);
         if let Some(c) = &mut self.classes {
-            let first = self.geo.first_page(block);
-            let ppb = self.geo.pages_per_block;
+            let mut words = ValidWords::of(self.geo.first_page(block), self.geo.pages_per_block);
             let (bits, oob) = (&self.valid_bits, &self.oob_lpn);
             c.sealed(block, |pages| {
-                for k in 0..ppb {
-                    let ppn = first + k;
-                    if valid_bit(bits, ppn) {
-                        pages.push(oob[ppn.index()]);
+                while let Some((base, mut word)) = words.next(bits) {
+                    while word != 0 {
+                        pages.push(oob[(base + u64::from(word.trailing_zeros())) as usize]);
+                        word &= word - 1;
                     }
                 }
             });

@@ -5,7 +5,7 @@
 
 use super::frontier::GcPage;
 use super::oplog::FlashOp;
-use super::{clear_valid_bit, set_valid_bit, valid_bit, Ssd};
+use super::{clear_valid_bit, set_valid_bit, valid_bit, Ssd, ValidWords};
 use crate::error::SimError;
 use crate::flash::{BlockState, BlockTable, Lpn, Ppn, NO_BLOCK};
 use crate::mem::prefetch;
@@ -134,8 +134,9 @@ impl Ssd {
             self.placement
                 .gc_frontier(GcPage { refs: 1, age: 0 }, mean_single, origin_stream)
                 as u32;
-        let mut words = VictimWords::of(self.geo.first_page(victim), self.geo.pages_per_block);
+        let mut words = ValidWords::of(self.geo.first_page(victim), self.geo.pages_per_block);
         if !per_page && self.content.is_none() && self.ops.is_none() {
+            // Leaves `words` spent: the general scan below stages nothing more.
             self.stage_plain(&mut words, unshared_frontier);
         }
         while let Some((base, mut word)) = words.next(&self.valid_bits) {
@@ -187,12 +188,12 @@ impl Ssd {
         }
         if copy_first {
             // Only with tracking: the copies are stamped.
-            self.land_staged_of::<true>(victim)?;
+            self.land_tracked(victim)?;
         }
         self.erase(victim);
         if !copy_first {
             if self.durability.is_some() {
-                self.land_staged_of::<true>(victim)?;
+                self.land_tracked(victim)?;
             } else if self.sharing.is_some() {
                 self.land_staged::<false, true>(victim)?;
             } else {
@@ -207,9 +208,8 @@ impl Ssd {
 
     /// The scan of a victim whose copies all go to `frontier` and carry
     /// nothing but their LPN (no content, no op log): on slices held for
-    /// the whole scan. Leaves `words` spent, so the general scan after it
-    /// stages nothing more.
-    fn stage_plain(&mut self, words: &mut VictimWords, frontier: u32) {
+    /// the whole scan.
+    fn stage_plain(&mut self, words: &mut ValidWords, frontier: u32) {
         let (bits, oob, l2p) = (&self.valid_bits, &self.oob_lpn, &self.l2p);
         let staged = &mut self.gc_buffer;
         while let Some((base, mut word)) = words.next(bits) {
@@ -228,15 +228,15 @@ impl Ssd {
         }
     }
 
-    /// `land_staged` with or without sharing, each its own loop: with the
-    /// sharing work inlined, one loop serving both cost the plain GC path
-    /// about 2 % more instructions (Sf 0.07).
+    /// `land_staged` with power-loss tracking, with or without sharing,
+    /// each its own loop: with the sharing work inlined, one loop serving
+    /// both cost the plain GC path about 2 % more instructions (Sf 0.07).
     #[inline(always)]
-    fn land_staged_of<const TRACKED: bool>(&mut self, victim: u32) -> Result<(), SimError> {
+    fn land_tracked(&mut self, victim: u32) -> Result<(), SimError> {
         if self.sharing.is_some() {
-            self.land_staged::<TRACKED, true>(victim)
+            self.land_staged::<true, true>(victim)
         } else {
-            self.land_staged::<TRACKED, false>(victim)
+            self.land_staged::<true, false>(victim)
         }
     }
 
@@ -426,42 +426,5 @@ impl Ssd {
             self.blocks.state[b] = BlockState::Free;
             self.pool.insert(block, self.blocks.erase_count[b]);
         }
-    }
-}
-
-/// A victim's valid bits a word at a time, in program order, so that a
-/// scan skips a word's dead pages together and visits only the live ones.
-/// Holds no borrow of the bitmap: the scan may change the device between
-/// words.
-#[derive(Debug, Clone, Copy)]
-struct VictimWords {
-    at: u64,
-    end: u64,
-}
-
-impl VictimWords {
-    fn of(first: Ppn, pages: u32) -> Self {
-        let at = u64::from(first.get());
-        Self {
-            at,
-            end: at + u64::from(pages),
-        }
-    }
-
-    /// The next word's first page and its valid bits (bit k: page
-    /// first + k), the pages outside the victim masked off.
-    #[inline(always)]
-    fn next(&mut self, bits: &[u64]) -> Option<(u64, u64)> {
-        if self.at >= self.end {
-            return None;
-        }
-        let base = self.at;
-        let word_end = ((base / 64 + 1) * 64).min(self.end);
-        let mut word = bits[(base / 64) as usize] >> (base % 64);
-        if word_end - base < 64 {
-            word &= (1u64 << (word_end - base)) - 1;
-        }
-        self.at = word_end;
-        Some((base, word))
     }
 }

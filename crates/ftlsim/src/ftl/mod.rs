@@ -100,6 +100,44 @@ fn clear_valid_bit(bits: &mut [u64], ppn: Ppn) {
     bits[ppn.index() / 64] &= !(1u64 << (ppn.get() % 64));
 }
 
+/// A block's valid bits a word at a time, in program order, so that a
+/// scan skips a word's dead pages together and visits only the live ones
+/// (GC's scan of its victim, a scheme's look at a sealed block).
+/// Holds no borrow of the bitmap: the scan may change the device between
+/// words.
+#[derive(Debug, Clone, Copy)]
+struct ValidWords {
+    at: u64,
+    end: u64,
+}
+
+impl ValidWords {
+    fn of(first: Ppn, pages: u32) -> Self {
+        let at = u64::from(first.get());
+        Self {
+            at,
+            end: at + u64::from(pages),
+        }
+    }
+
+    /// The next word's first page and its valid bits (bit k: page
+    /// first + k), the pages outside the block masked off.
+    #[inline(always)]
+    fn next(&mut self, bits: &[u64]) -> Option<(u64, u64)> {
+        if self.at >= self.end {
+            return None;
+        }
+        let base = self.at;
+        let word_end = ((base / 64 + 1) * 64).min(self.end);
+        let mut word = bits[(base / 64) as usize] >> (base % 64);
+        if word_end - base < 64 {
+            word &= (1u64 << (word_end - base)) - 1;
+        }
+        self.at = word_end;
+        Some((base, word))
+    }
+}
+
 /// What a page read found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PageRead {
