@@ -18,7 +18,7 @@ use ftlsim::app::lsm::{Db, Files, Job, LsmConfig, Value};
 use ftlsim::Ssd;
 use proptest::prelude::*;
 
-use super::lsm_model::{apply, check_device, device, key, steps, tiny_with, Step};
+use super::lsm_model::{apply, check_device, check_final, device, steps, tiny_with, Step};
 
 /// Jobs in flight, oldest first; at most one flush and one merge.
 #[derive(Default)]
@@ -91,22 +91,7 @@ fn run_background(db: &mut Db<Ssd>, steps: &[Step], ticks: &[u8]) -> Result<(), 
         jobs.install_merge(db);
     }
     db.check_invariants().map_err(TestCaseError::fail)?;
-    for k in 0..600 {
-        prop_assert_eq!(
-            db.get(&key(k)).unwrap(),
-            model.get(&key(k)).copied(),
-            "final get {}",
-            k
-        );
-    }
-    let all = db.scan(b"", usize::MAX).unwrap();
-    prop_assert_eq!(all.len(), model.len());
-    prop_assert!(all
-        .iter()
-        .zip(&model)
-        .all(|(a, b)| a.0 == *b.0 && a.1 == *b.1));
-    check_device(db).map_err(TestCaseError::fail)?;
-    Ok(())
+    check_final(db, &model)
 }
 
 fn tiny_db(config: &LsmConfig) -> Db<Ssd> {
