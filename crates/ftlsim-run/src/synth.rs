@@ -16,10 +16,10 @@ use std::path::Path;
 use ftlsim::config::{Config, WorkloadType, DEFAULT_WRITES};
 use ftlsim::request::Op;
 use ftlsim::workload::Generator;
-use ftlsim_trace::{NativeWriter, OutputFile, TraceError, TraceRecord};
+use ftlsim_trace::{NativeWriter, OutputFile, TraceRecord};
 
 use crate::error::{Result, RunError};
-use crate::trace_source::{file_size_limit, free_bytes};
+use crate::trace_source::{commit_native, create_native, file_size_limit, free_bytes, write_error};
 
 /// Bytes a native record of a request without contents takes at least.
 const LEAST_RECORD_BYTES: u64 = 8;
@@ -70,38 +70,25 @@ pub fn synth(cfg: &Config, output: &Path) -> Result<Synthesized> {
             ))
         });
     check_room(output, least_requests.saturating_mul(LEAST_RECORD_BYTES))?;
-    let at = |source: std::io::Error| RunError::Trace {
-        what: None,
-        error: Box::new(TraceError::Io {
-            file: output.display().to_string(),
-            source,
-        }),
-    };
-    let file = OutputFile::create(output, &[]).map_err(at)?;
+    let at = write_error(output);
     let mut out = Out {
-        writer: NativeWriter::new(BufWriter::new(file)).map_err(at)?,
+        writer: create_native(output)?,
         rec: TraceRecord::default(),
         page_bytes: u64::from(cfg.device.page_bytes),
         done: Synthesized::default(),
     };
     let mut gen = Generator::new(cfg).map_err(ftlsim::SimError::from)?;
-    out.writes(&mut gen, warmup_pages).map_err(at)?;
+    out.writes(&mut gen, warmup_pages).map_err(&at)?;
     match writes {
-        Some(pages) => out.writes(&mut gen, pages).map_err(at)?,
+        Some(pages) => out.writes(&mut gen, pages).map_err(&at)?,
         None => {
             for _ in 0..w.requests.unwrap_or(0) {
                 let item = gen.next_request();
-                out.put(item.op, item.lpn, item.pages).map_err(at)?;
+                out.put(item.op, item.lpn, item.pages).map_err(&at)?;
             }
         }
     }
-    out.writer
-        .finish()
-        .map_err(at)?
-        .into_inner()
-        .map_err(|e| at(e.into_error()))?
-        .commit()
-        .map_err(at)?;
+    commit_native(out.writer, output)?;
     Ok(out.done)
 }
 

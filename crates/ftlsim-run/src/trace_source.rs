@@ -3,6 +3,7 @@
 //! and the synthetic fio-like trace writer.
 
 use std::cell::Cell;
+use std::io::BufWriter;
 use std::path::Path;
 use std::rc::Rc;
 
@@ -48,16 +49,8 @@ pub fn generate(output: &Path, opts: FioDedupeOptions, page_bytes: u32) -> Resul
         what: None,
         error: Box::new(error),
     })?;
-    // The OS error after the file's name, as the trace crate says it.
-    let at = |source: std::io::Error| RunError::Trace {
-        what: None,
-        error: Box::new(TraceError::Io {
-            file: output.display().to_string(),
-            source,
-        }),
-    };
-    let file = OutputFile::create(output, &[]).map_err(at)?;
-    let mut writer = NativeWriter::new(std::io::BufWriter::new(file)).map_err(at)?;
+    let at = write_error(output);
+    let mut writer = create_native(output)?;
     let (mut page, mut rec, mut n) = (PageRequest::default(), TraceRecord::default(), 0u64);
     while gen.next_request(&mut page) {
         rec.time_ns = page.time_ns;
@@ -66,17 +59,46 @@ pub fn generate(output: &Path, opts: FioDedupeOptions, page_bytes: u32) -> Resul
         rec.offset_bytes = page.lpn * u64::from(page_bytes);
         rec.length_bytes = u64::from(page.pages) * u64::from(page_bytes);
         rec.fingerprints.clone_from(&page.fingerprints);
-        writer.write(&rec).map_err(at)?;
+        writer.write(&rec).map_err(&at)?;
         n += 1;
     }
+    commit_native(writer, output)?;
+    Ok(n)
+}
+
+/// A write error on `output`: the OS error after the file's name, as the
+/// trace crate says it.
+pub(crate) fn write_error(output: &Path) -> impl Fn(std::io::Error) -> RunError + '_ {
+    move |source| RunError::Trace {
+        what: None,
+        error: Box::new(TraceError::Io {
+            file: output.display().to_string(),
+            source,
+        }),
+    }
+}
+
+/// A native trace written beside `output` ([`OutputFile`]), put in its
+/// place by [`commit_native`].
+pub(crate) fn create_native(output: &Path) -> Result<NativeWriter<BufWriter<OutputFile>>> {
+    let at = write_error(output);
+    let file = OutputFile::create(output, &[]).map_err(&at)?;
+    NativeWriter::new(BufWriter::new(file)).map_err(at)
+}
+
+/// Ends a trace from [`create_native`] and renames it over `output`.
+pub(crate) fn commit_native(
+    writer: NativeWriter<BufWriter<OutputFile>>,
+    output: &Path,
+) -> Result<()> {
+    let at = write_error(output);
     writer
         .finish()
-        .map_err(at)?
+        .map_err(&at)?
         .into_inner()
         .map_err(|e| at(e.into_error()))?
         .commit()
-        .map_err(at)?;
-    Ok(n)
+        .map_err(&at)
 }
 
 /// Refuses a trace that could never be written: more requests than a run
