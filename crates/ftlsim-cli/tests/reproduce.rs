@@ -363,6 +363,38 @@ fn a_bad_experiment_file_names_the_key() {
     }
 }
 
+/// `[workloads.sizes]`: a workload's own overrides apply at their size,
+/// after the experiment's, and a bad one names its key.
+#[test]
+fn a_workloads_own_sizes_apply_at_their_size() {
+    let own = TINY.replace(
+        "config = \"configs/small.toml\"\n",
+        "config = \"configs/small.toml\"\n[workloads.sizes]\nquick = [\"device.blocks=96\"]\n",
+    );
+    let path = tiny_experiment("reproduce-workload-sizes", &own);
+    let out = ftlsim(&["reproduce", path.to_str().unwrap(), "--quick", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    // The experiment's quick size says 64 blocks; the workload's own wins.
+    assert_eq!(device_blocks(&v["workloads"]["uniform"]["greedy"]), 96.0);
+
+    // Not KEY=VALUE: refused where the file says it.
+    let bad = own.replace("device.blocks=96", "device.blocks");
+    let path = tiny_experiment("reproduce-workload-sizes-bad", &bad);
+    let p = path.to_str().unwrap();
+    let out = ftlsim(&["reproduce", p, "--quick"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("workloads[0].sizes.quick"), "{err}");
+    let unknown = own.replace("quick = [", "fast = [");
+    let path = tiny_experiment("reproduce-workload-sizes-unknown", &unknown);
+    refused_in_one_line(&["reproduce", path.to_str().unwrap(), "--quick"], &["fast"]);
+}
+
 /// Runs `args`: exit 2 and one line holding every one of `needles`.
 fn refused_in_one_line(args: &[&str], needles: &[&str]) {
     let out = ftlsim(args);

@@ -206,6 +206,7 @@ fn build_config(
     exp: &Experiment,
     table: &toml::Table,
     origin: &str,
+    workload: (usize, &WorkloadSpec),
     variant: usize,
     opts: &Options,
     trace: Option<&Path>,
@@ -238,6 +239,17 @@ fn build_config(
             crate::load::apply_set(&mut table, s)
                 .with_context(|| format!("{}: key `{}.sets`", exp.origin, size.0))?;
         }
+    }
+    // The workload's own, traced or not: its author named them for it.
+    let (w, ws) = workload;
+    let own = if opts.quick {
+        &ws.sizes.quick
+    } else {
+        &ws.sizes.full
+    };
+    for s in own {
+        crate::load::apply_set(&mut table, s)
+            .with_context(|| format!("{}: key `workloads[{w}].{}`", exp.origin, size.0))?;
     }
     for s in &opts.sets {
         crate::load::apply_set(&mut table, s)?;
@@ -364,7 +376,7 @@ pub fn run_experiment(
                 }
             },
         };
-        plan.push((w, table, origin, trace));
+        plan.push((i, w, table, origin, trace));
     }
     if plan.is_empty() && !missing.is_empty() {
         return Err(RunError::Input(format!(
@@ -377,17 +389,17 @@ pub fn run_experiment(
     }
     let total: usize = plan
         .iter()
-        .map(|(w, ..)| spec.variants.iter().filter(|v| w.runs(&v.name)).count())
+        .map(|(_, w, ..)| spec.variants.iter().filter(|v| w.runs(&v.name)).count())
         .sum();
     let mut done = 0;
     let mut results = Vec::with_capacity(plan.len());
-    for (w, table, origin, trace) in plan {
+    for (wi, w, table, origin, trace) in plan {
         let mut runs = Vec::with_capacity(spec.variants.len());
         for (vi, v) in spec.variants.iter().enumerate() {
             if !w.runs(&v.name) {
                 continue;
             }
-            let cfg = build_config(exp, &table, &origin, vi, opts, trace.as_deref())?;
+            let cfg = build_config(exp, &table, &origin, (wi, w), vi, opts, trace.as_deref())?;
             progress(RunProgress {
                 done,
                 total,

@@ -95,6 +95,22 @@ pub struct WorkloadSpec {
     /// variants whose reports have them (several streams or internal ones).
     #[serde(default)]
     pub lifetime_charts: bool,
+    /// KEY=VALUE overrides of this workload at one size, after the
+    /// experiment's `sizes` and before the user's `--set`: a workload whose
+    /// device is shaped for its size (the stressed device of RemapCom, whose
+    /// blocks must hold several tables at 1 M records but not at 20 k).
+    #[serde(default)]
+    pub sizes: WorkloadSizes,
+}
+
+/// A workload's own overrides per size (`[workloads.sizes]`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSizes {
+    #[serde(default)]
+    pub full: Vec<String>,
+    #[serde(default)]
+    pub quick: Vec<String>,
 }
 
 impl WorkloadSpec {
