@@ -66,15 +66,23 @@ fn pcstream_real_replays_every_committed_capture() {
             "{name}: oracle {oracle} above baseline {base}"
         );
     }
-    // Manual runs where its map was written (the SQLite captures) and
-    // nowhere else; where it runs, a map by file kind beats one stream.
+    // Manual runs where its map was written (fio and SQLite) and nowhere
+    // else; where it runs, a map by file kind beats one stream.
     let manual: Vec<&str> = spec
         .workloads
         .iter()
         .filter(|w| w.runs("manual"))
         .map(|w| w.name.as_str())
         .collect();
-    assert_eq!(manual, ["sqlite-aged", "sqlite-journal-aged"]);
+    assert_eq!(
+        manual,
+        [
+            "fio-dedupe-aged",
+            "fio-dedupe-zipf-aged",
+            "sqlite-aged",
+            "sqlite-journal-aged"
+        ]
+    );
     for name in manual {
         let waf = |v: &str| json["workloads"][name][v]["waf"].as_f64().unwrap();
         assert!(
@@ -84,7 +92,7 @@ fn pcstream_real_replays_every_committed_capture() {
             waf("baseline")
         );
     }
-    assert!(json["workloads"]["fio-dedupe-aged"].get("manual").is_none());
+    assert!(json["workloads"]["rocksdb-aged"].get("manual").is_none());
 }
 
 /// Runs `reproduce NAME --quick --json ARGS` from the repository root, as
