@@ -140,7 +140,11 @@ fn pcstream_knobs_sweeps_every_capture() {
     // The rollback journal: its pages and the database's share 1 MiB
     // chunks, so at the paper's granularity PCStream mislearns their
     // lifetimes; per page it learns them (docs/real-workloads.md).
-    let journal = |v: &str| json["workloads"]["sqlite-journal-aged"][v]["waf"].as_f64().unwrap();
+    let journal = |v: &str| {
+        json["workloads"]["sqlite-journal-aged"][v]["waf"]
+            .as_f64()
+            .unwrap()
+    };
     assert!(
         journal("g4k") < 0.9 * journal("g1m"),
         "4 KiB {} vs 1 MiB {}",

@@ -75,7 +75,9 @@ pub mod map_entries {
             impl Visitor<'_> for V {
                 type Value = Written;
                 fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                    f.write_str("a context: a non-negative integer or a \"0x…\" hex string of 64 bits")
+                    f.write_str(
+                        "a context: a non-negative integer or a \"0x…\" hex string of 64 bits",
+                    )
                 }
                 fn visit_u64<E: de::Error>(self, v: u64) -> Result<Written, E> {
                     Ok(Written(v))
