@@ -335,6 +335,14 @@ fn bad_stack_input_is_named() {
         "[[host.layers]]\ntype = \"manual\"\nmap = [[7, 1], [8, 3]]\n",
     );
     assert_rejected(&["run", &manual], "host.layers[0].map[1]");
+    // A context may be a hex string (captured PCs exceed TOML's i64), but
+    // only a hex number.
+    let hex = write(
+        "hex.toml",
+        "[[host.layers]]\ntype = \"manual\"\nmap = [[\"0x12g\", 1]]\n",
+    );
+    assert_rejected(&["run", &hex], "host.layers[0]");
+    assert_rejected(&["run", &hex], "\"0x12g\"");
     assert_rejected(
         &[
             "run",

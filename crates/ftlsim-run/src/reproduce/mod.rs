@@ -67,6 +67,11 @@ pub const BUILT_IN: &[BuiltIn] = &[
         configs: &[embed!("examples/pcstream-real/corpus-256mib.toml")],
     },
     BuiltIn {
+        name: "pcstream-knobs",
+        file: embed!("experiments/pcstream-knobs.toml"),
+        configs: &[embed!("examples/pcstream-real/corpus-256mib.toml")],
+    },
+    BuiltIn {
         name: "placement",
         file: embed!("experiments/placement.toml"),
         configs: &[

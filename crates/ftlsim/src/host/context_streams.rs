@@ -153,4 +153,26 @@ mod tests {
         let e = dup.validate("k", 4).unwrap_err().to_string();
         assert!(e.contains("k.map[1]") && e.contains("k.map[0]"), "{e}");
     }
+
+    #[test]
+    fn manual_contexts_above_i64_are_hex_strings() {
+        // fio's PC in the corpus: above TOML's i64.
+        let c: ManualConfig =
+            toml::from_str("map = [[7, 1], [\"0x986beda01b2af52c\", 2]]").unwrap();
+        assert_eq!(c.map, [[7, 1], [0x986b_eda0_1b2a_f52c, 2]]);
+        let layer = ContextStreams::manual(&c);
+        assert_eq!(layer.stream_of(0x986b_eda0_1b2a_f52c), 2);
+        // Written back the same way, so the TOML round-trips.
+        let text = toml::to_string(&c).unwrap();
+        assert!(text.contains("\"0x986beda01b2af52c\""), "{text}");
+        assert_eq!(toml::from_str::<ManualConfig>(&text).unwrap(), c);
+        let e = toml::from_str::<ManualConfig>("map = [[\"0xzz\", 1]]")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("\"0xzz\"") && e.contains("hex string"), "{e}");
+        let e = toml::from_str::<ManualConfig>("map = [[-1, 1]]")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("-1") && e.contains("non-negative"), "{e}");
+    }
 }

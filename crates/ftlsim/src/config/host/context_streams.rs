@@ -10,7 +10,9 @@ use crate::error::ConfigError;
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ManualConfig {
-    /// `[context, stream]` pairs; a context may appear once.
+    /// `[context, stream]` pairs; a context may appear once. A context is an
+    /// integer or a `"0x…"` string ([`map_entries`]).
+    #[serde(with = "map_entries")]
     pub map: Vec<[u64; 2]>,
     /// The stream of contexts not in `map`.
     #[serde(default)]
@@ -44,6 +46,77 @@ impl ManualConfig {
             }
         }
         Ok(())
+    }
+}
+
+/// The map's pairs. A captured trace's context is a 64-bit PC hash, and
+/// half of those are above TOML's integer range (i64), so a context may also
+/// be written as a hex string, `["0x986beda01b2af52c", 1]`. Contexts above
+/// that range are written back as such strings, the rest as integers.
+pub mod map_entries {
+    use std::fmt;
+
+    use serde::de::{self, Visitor};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize)]
+    #[serde(untagged)]
+    enum Context {
+        Integer(u64),
+        Hex(String),
+    }
+
+    /// A context as written: a non-negative integer or a `"0x…"` string.
+    struct Written(u64);
+
+    impl<'de> Deserialize<'de> for Written {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl Visitor<'_> for V {
+                type Value = Written;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str(
+                        "a context: a non-negative integer or a \"0x…\" hex string of 64 bits",
+                    )
+                }
+                fn visit_u64<E: de::Error>(self, v: u64) -> Result<Written, E> {
+                    Ok(Written(v))
+                }
+                fn visit_i64<E: de::Error>(self, v: i64) -> Result<Written, E> {
+                    u64::try_from(v)
+                        .map(Written)
+                        .map_err(|_| E::invalid_value(de::Unexpected::Signed(v), &self))
+                }
+                fn visit_str<E: de::Error>(self, v: &str) -> Result<Written, E> {
+                    v.strip_prefix("0x")
+                        .or_else(|| v.strip_prefix("0X"))
+                        .and_then(|digits| u64::from_str_radix(&digits.replace('_', ""), 16).ok())
+                        .map(Written)
+                        .ok_or_else(|| E::invalid_value(de::Unexpected::Str(v), &self))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<[u64; 2]>, D::Error> {
+        let pairs = Vec::<(Written, u64)>::deserialize(d)?;
+        Ok(pairs.into_iter().map(|(c, stream)| [c.0, stream]).collect())
+    }
+
+    pub fn serialize<S: Serializer>(map: &[[u64; 2]], s: S) -> Result<S::Ok, S::Error> {
+        let pairs: Vec<(Context, u64)> = map
+            .iter()
+            .map(|&[c, stream]| {
+                let context = if c > i64::MAX as u64 {
+                    Context::Hex(format!("{c:#x}"))
+                } else {
+                    Context::Integer(c)
+                };
+                (context, stream)
+            })
+            .collect();
+        pairs.serialize(s)
     }
 }
 
