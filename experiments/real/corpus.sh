@@ -55,6 +55,16 @@ if [[ " ${ONLY:-} " == *" mixed "* ]]; then
     CAPTURE_ENV="SIZE=256MiB AGE_PCT=50 NUM=50000 BENCHMARKS=$B ROWS=100000 ROUNDS=40000" SCRIPT=mixed.sh \
         SIZE=256MiB AGE_PCT=50 NUM=50000 BENCHMARKS=$B ROWS=100000 ROUNDS=40000 bash "$HERE/mixed.sh"
 fi
+if want source-versions; then
+    # Natural duplication (Coldmap on real content): the 226 first-parent
+    # versions of ftlsim's own tree up to a pinned commit, each unpacked and
+    # backed up (tar | gzip -1), the newest 16 of both kept; unchanged files
+    # repeat their pages. Aged 60 %, so that all of it fits: 200 MB in use
+    # at the end (du) of the 256 MiB file system.
+    V=bb793dabf9e510edc3e1656e8668b5e84639a50f
+    CAPTURE_ENV="SIZE=256MiB AGE_PCT=60 LAST=$V STEP=1 KEEP=16" SCRIPT=source-versions.sh \
+        SIZE=256MiB AGE_PCT=60 LAST=$V STEP=1 KEEP=16 bash "$HERE/source-versions.sh"
+fi
 if want gcc; then
     CAPTURE_ENV="SIZE=256MiB AGE_PCT=80 ROUNDS=8" SCRIPT=gcc.sh \
         SIZE=256MiB AGE_PCT=80 ROUNDS=8 bash "$HERE/gcc.sh"

@@ -300,6 +300,13 @@ fn coldmap_quick_grid_matches_the_golden_files() {
     ]);
 }
 
+/// The corpus captures replayed under Coldmap's variants: about 2 s, so
+/// not ignored; the stand-ins' files above are unchanged by them.
+#[test]
+fn coldmap_real_content_grid_matches_the_golden_files() {
+    check_all(vec![case::coldmap_real()]);
+}
+
 /// Ignored for its time, like the coldmap grid.
 #[test]
 #[ignore = "slow (about 20 s): run with --include-ignored before merging a redesign step"]

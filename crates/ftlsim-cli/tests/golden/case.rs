@@ -81,12 +81,30 @@ pub fn grid_with_trace(experiment: &str, workload: &str, trace: &str) -> Case {
     case.needs(&format!("../shared/traces/{trace}"))
 }
 
+/// The workloads of a grid that replay the committed corpus (traces/real),
+/// named `reproduce-EXPERIMENT-quick-SUFFIX`.
+pub fn grid_corpus(experiment: &str, suffix: &str, workloads: &str) -> Case {
+    let mut case = grid(experiment, &["--only", workloads]);
+    case.name = format!("reproduce-{experiment}-quick-{suffix}");
+    case
+}
+
+/// Coldmap's real-content workloads (docs/coldmap.md, "Real content").
+pub fn coldmap_real() -> Case {
+    grid_corpus(
+        "coldmap",
+        "real",
+        "fio-dedupe-aged,sqlite-aged,source-versions-aged",
+    )
+}
+
 /// The names of the grid cases, for the check that every golden file has one.
 pub fn grid_names() -> Vec<String> {
     [
         grid("log-on-log", &[]),
         grid("coldmap", &[]),
         grid_with_trace("coldmap", "homes", "homes.replay.0"),
+        coldmap_real(),
         grid("pcstream", &[]),
         grid("remapcom", &[]),
     ]

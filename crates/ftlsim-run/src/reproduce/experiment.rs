@@ -177,17 +177,17 @@ impl WorkloadResult {
     }
 }
 
-/// Where trace files are looked for: `--traces`; else the experiment's
-/// corpus folder, beside the experiment file (a built-in experiment's from
-/// the working directory, as the repository root, then from the source
-/// tree); else `../shared/traces` from the working directory, then from the
-/// source tree.
-fn trace_dirs(exp: &Experiment, opts: &Options) -> Vec<PathBuf> {
+/// Where a workload's trace is looked for: `--traces`; else its corpus
+/// folder (the workload's `traces`, else the experiment's), beside the
+/// experiment file (a built-in experiment's from the working directory, as
+/// the repository root, then from the source tree); else `../shared/traces`
+/// from the working directory, then from the source tree.
+fn trace_dirs(exp: &Experiment, opts: &Options, corpus: Option<&String>) -> Vec<PathBuf> {
     if let Some(d) = &opts.traces {
         return vec![d.clone()];
     }
     let source_tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    match (&exp.spec.traces, &exp.source) {
+    match (corpus, &exp.source) {
         (Some(corpus), Source::BuiltIn(b)) => {
             let dir = Path::new(b.file.0).parent().unwrap_or(Path::new(""));
             let rel = normalize(&dir.join(corpus));
@@ -336,8 +336,8 @@ pub fn run_experiment(
     // experiment that ships its traces (`traces` in its file) is incomplete
     // without one, which is an error unless --allow-missing.
     let mut missing = Vec::new();
-    let dirs = trace_dirs(exp, opts);
-    let looked_in = |sep: &str| {
+    let mut missing_dirs: Vec<PathBuf> = Vec::new();
+    let looked_in = |dirs: &[PathBuf], sep: &str| {
         dirs.iter()
             .map(|d| d.display().to_string())
             .collect::<Vec<_>>()
@@ -347,6 +347,8 @@ pub fn run_experiment(
         if !opts.only.is_empty() && !opts.only.contains(&w.name) {
             continue;
         }
+        let corpus = w.traces.as_ref().or(spec.traces.as_ref());
+        let dirs = trace_dirs(exp, opts, corpus);
         let (text, origin) = exp.config_text(i, w)?;
         let mut table = crate::load::parse_toml(&text, &origin)?;
         for s in &w.sets {
@@ -357,21 +359,26 @@ pub fn run_experiment(
             None => None,
             Some(file) => match dirs.iter().map(|d| d.join(file)).find(|p| p.is_file()) {
                 Some(p) => Some(p),
-                None if spec.traces.is_some() && !opts.allow_missing => {
+                None if corpus.is_some() && !opts.allow_missing => {
                     return Err(RunError::Input(format!(
                             "{}: workload `{}`: trace {file} not found in {} (the experiment's corpus; --allow-missing skips it)",
                             exp.origin,
                             w.name,
-                            looked_in(" or ")
+                            looked_in(&dirs, " or ")
                         )));
                 }
                 None => {
                     warn(Warning::TraceNotFound {
                         file: file.clone(),
-                        looked_in: looked_in(" or "),
+                        looked_in: looked_in(&dirs, " or "),
                         workload: w.name.clone(),
                     });
                     missing.push(file.as_str());
+                    for d in dirs {
+                        if !missing_dirs.contains(&d) {
+                            missing_dirs.push(d);
+                        }
+                    }
                     continue;
                 }
             },
@@ -384,7 +391,7 @@ pub fn run_experiment(
             exp.origin,
             if missing.len() > 1 { "s" } else { "" },
             missing.join(", "),
-            looked_in(" and ")
+            looked_in(&missing_dirs, " and ")
         )));
     }
     let total: usize = plan

@@ -33,6 +33,7 @@ pub const BUILT_IN: &[BuiltIn] = &[
             embed!("examples/coldmap/sysbench.toml"),
             embed!("examples/coldmap/ycsb.toml"),
             embed!("examples/coldmap/homes.toml"),
+            embed!("examples/coldmap/corpus-256mib.toml"),
         ],
     },
     BuiltIn {

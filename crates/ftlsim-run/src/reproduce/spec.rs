@@ -83,6 +83,12 @@ pub struct WorkloadSpec {
     /// A trace file the config replays, looked up in the traces folder.
     #[serde(default)]
     pub trace: Option<String>,
+    /// This workload's corpus folder, relative to the experiment file, when
+    /// it is not the experiment's `traces` (an experiment whose other
+    /// workloads read ../shared/traces): a shipped corpus as `traces` is,
+    /// so its trace missing is an error unless `--allow-missing`.
+    #[serde(default)]
+    pub traces: Option<String>,
     /// The variants this workload runs, in the experiment's order (default:
     /// all of them), for experiments whose parts vary different things.
     #[serde(default)]
