@@ -44,6 +44,20 @@ if want rocksdb; then
     CAPTURE_ENV="SIZE=256MiB AGE_PCT=50 NUM=80000 BENCHMARKS=$B" SCRIPT=rocksdb.sh \
         SIZE=256MiB AGE_PCT=50 NUM=80000 BENCHMARKS=$B bash "$HERE/rocksdb.sh"
 fi
+if want rocksdb-heavy; then
+    # RocksDB heavy enough to make GC copy: a 512 MiB device filled to the
+    # brim with small aging files (4-48 KiB, AGE_UNIT_PAGES=1) of which
+    # half are deleted, so ext4 has only small holes to give the SSTs and
+    # each SST is spread over many of them; 4 MiB memtables and SSTs, 16 MiB
+    # level base, 100 000 keys, fillrandom + 8 x overwrite. With the
+    # aging's files at their default 16-192 KiB the same runs replayed at
+    # WAF 1.10-1.34 (docs/real-workloads.md).
+    B=fillrandom$(printf ',overwrite%.0s' 1 2 3 4 5 6 7 8)
+    A="--write_buffer_size=4194304 --target_file_size_base=4194304 --max_bytes_for_level_base=16777216"
+    CAPTURE_ENV="SIZE=512MiB AGE_PCT=100 AGE_UNIT_PAGES=1 NUM=100000 BENCHMARKS=$B DB_BENCH_ARGS=$A" SCRIPT=rocksdb.sh \
+        SUFFIX=-heavy-aged SIZE=512MiB AGE_PCT=100 AGE_UNIT_PAGES=1 NUM=100000 BENCHMARKS=$B DB_BENCH_ARGS="$A" \
+        bash "$HERE/rocksdb.sh"
+fi
 # Only when asked for (ONLY=mixed): not in the corpus yet. On the aged
 # device the tries of 2026-11-27 either stayed light (WAF 1.047) or,
 # heavier, stopped with SQLite's "database or disk is full" (AGE_PCT 50-70;
