@@ -177,3 +177,39 @@ oltp_sql() {
         }
     }'
 }
+
+# The GCC build script (gcc.sh, mixed.sh): copies the C code base SRC into
+# ./src and builds it with make -j2 ROUNDS times, touching a different third
+# of the sources before each rebuild (make decides what to rebuild).
+gcc_build_sh() {
+    local ROUNDS=$1 SRC=$2
+    cat <<SCRIPT
+set -e
+cp -r '$SRC' src
+cd src
+files=\$(find . -name '*.c' | sort)
+n=\$(echo "\$files" | wc -l)
+cat > Makefile.ftlsim <<'MK'
+SRCS := \$(shell find . -name '*.c' | sort)
+OBJS := \$(SRCS:.c=.o)
+lib.a: \$(OBJS)
+	ar rcs \$@ \$^
+%.o: %.c
+	gcc -O1 -g -c -I. -Icommon -DZSTD_MULTITHREAD=0 -DZSTD_DISABLE_ASM -o \$@ \$<
+MK
+for r in \$(seq 1 $ROUNDS); do
+    make -s -j2 -f Makefile.ftlsim lib.a
+    sleep 1
+    # A third of the sources, a different third each round.
+    echo "\$files" | awk -v r=\$r 'NR % 3 == r % 3' | xargs touch
+done
+ls -la lib.a
+SCRIPT
+}
+
+# The default C code base for the GCC builds: zstd's lib/ (C, ~60 files)
+# from the zstd-sys crate in the cargo registry (the workspace depends on
+# it, so it is there offline).
+gcc_default_src() {
+    ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/zstd-sys-*/zstd/lib 2>/dev/null | head -1
+}

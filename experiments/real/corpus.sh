@@ -58,6 +58,18 @@ if want rocksdb-heavy; then
         SUFFIX=-heavy-aged SIZE=512MiB AGE_PCT=100 AGE_UNIT_PAGES=1 NUM=100000 BENCHMARKS=$B DB_BENCH_ARGS="$A" \
         bash "$HERE/rocksdb.sh"
 fi
+if want mixed-rocksdb-gcc; then
+    # The PCStream paper's first mix, RocksDB + GCC, started together on
+    # the device of rocksdb-heavy (512 MiB, 4-48 KiB aging files, half
+    # deleted): db_bench with 100 000 keys, fillrandom + 6 x overwrite, and
+    # three GCC builds of zstd's lib/. db_bench ends within the first
+    # build; the builds go on alone.
+    B=fillrandom$(printf ',overwrite%.0s' 1 2 3 4 5 6)
+    A="--write_buffer_size=4194304 --target_file_size_base=4194304 --max_bytes_for_level_base=16777216"
+    CAPTURE_ENV="SIZE=512MiB AGE_PCT=100 AGE_UNIT_PAGES=1 PARTS=rocksdb gcc NUM=100000 BENCHMARKS=$B DB_BENCH_ARGS=$A GCC_ROUNDS=3" \
+        SCRIPT=mixed.sh SUFFIX=-rocksdb-gcc-aged SIZE=512MiB AGE_PCT=100 AGE_UNIT_PAGES=1 PARTS="rocksdb gcc" NUM=100000 \
+        BENCHMARKS=$B DB_BENCH_ARGS="$A" GCC_ROUNDS=3 bash "$HERE/mixed.sh"
+fi
 # Only when asked for (ONLY=mixed): not in the corpus yet. On the aged
 # device the tries of 2026-11-27 either stayed light (WAF 1.047) or,
 # heavier, stopped with SQLite's "database or disk is full" (AGE_PCT 50-70;
