@@ -70,6 +70,14 @@ if want mixed-rocksdb-gcc; then
         SCRIPT=mixed.sh SUFFIX=-rocksdb-gcc-aged SIZE=512MiB AGE_PCT=100 AGE_UNIT_PAGES=1 PARTS="rocksdb gcc" NUM=100000 \
         BENCHMARKS=$B DB_BENCH_ARGS="$A" GCC_ROUNDS=3 bash "$HERE/mixed.sh"
 fi
+if want postgres; then
+    # PostgreSQL 15, pgbench TPC-B-like: scale 6 (600 000 accounts), 4
+    # clients x 2 500 transactions, the data directory on the device of
+    # rocksdb-heavy (512 MiB, 4-48 KiB aging files, half deleted; at 256
+    # MiB, aged 50-70 %, pgbench -i ran out of space).
+    CAPTURE_ENV="SIZE=512MiB AGE_PCT=100 AGE_UNIT_PAGES=1 SCALE=6 CLIENTS=4 TXNS=2500" SCRIPT=postgres.sh \
+        SIZE=512MiB AGE_PCT=100 AGE_UNIT_PAGES=1 SCALE=6 CLIENTS=4 TXNS=2500 bash "$HERE/postgres.sh"
+fi
 # Only when asked for (ONLY=mixed): not in the corpus yet. On the aged
 # device the tries of 2026-11-27 either stayed light (WAF 1.047) or,
 # heavier, stopped with SQLite's "database or disk is full" (AGE_PCT 50-70;
