@@ -1,11 +1,13 @@
 # Shared by the experiments/real scripts: capture one application on the
 # live device (ftlsim device run --capture, docs/real-workloads.md).
-# Sourced; needs root, /dev/fuse, mkfs.ext4 and a built ftlsim.
+# Sourced; needs root, /dev/fuse, mkfs.ext4 (mkfs.xfs with FS=xfs) and a
+# built ftlsim.
 #   capture NAME SIZE COMMAND...   → $RUN/NAME.trace (PC-tagged block trace,
 #   replay config NAME.trace.toml), $RUN/NAME.cap (capture log),
 #   $RUN/NAME.json (the live run's report), $RUN/NAME.log (stderr).
 # DISCARD=off mounts without discard (the FTL learns of deletions only on
-# overwrite); SUFFIX is appended to NAME (e.g. SUFFIX=-nodiscard).
+# overwrite); SUFFIX is appended to NAME (e.g. SUFFIX=-nodiscard); FS
+# names the file system (default ext4; xfs also works with --capture).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 RUN=${RUN:-$ROOT/out/real}

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The committed corpus (traces/real/, docs/real-workloads.md): each
-# application captured on an aged 256 MiB ext4 live device mounted without
-# discard (AGE_PCT % of the device written as small files first, about half
-# of them deleted; common.sh's age_sh), each trace written to traces/real as
-# NAME.ftlt.zst with NAME.provenance.toml beside it. Needs root, /dev/fuse,
-# e2fsprogs, zstd, jq, fio, sqlite3, rocksdb-tools (db_bench) and
-# build-essential (scripts/test.sh installs them as root), and a built
-# ftlsim. ONLY="fio sqlite" captures just those (fio, fio-zipf, sqlite,
-# sqlite-journal, rocksdb, gcc; mixed only when named). About 10 minutes.
+# application captured on an aged 256 or 512 MiB ext4 (or xfs) live device
+# mounted without discard (AGE_PCT % of the device written as small files
+# first, about half of them deleted; common.sh's age_sh), each trace written
+# to traces/real as NAME.ftlt.zst with NAME.provenance.toml beside it. Needs
+# root, /dev/fuse, e2fsprogs, xfsprogs, zstd, jq, fio, sqlite3,
+# rocksdb-tools (db_bench), postgresql-15 and build-essential
+# (scripts/test.sh installs them as root), and a built ftlsim. ONLY="fio
+# sqlite" captures just those (fio, fio-zipf, sqlite, sqlite-journal,
+# rocksdb, rocksdb-heavy, mixed-rocksdb-gcc, postgres, sqlite-xfs, gcc;
+# mixed only when named). About 15 minutes.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 export DISCARD=off SUFFIX=-aged CORPUS=${CORPUS:-$(cd "$HERE/../.." && pwd)/traces/real}
@@ -85,10 +87,12 @@ if want sqlite-xfs; then
     CAPTURE_ENV="FS=xfs SIZE=512MiB AGE_PCT=100 AGE_UNIT_PAGES=1 ROWS=300000 ROUNDS=12000" SCRIPT=sqlite.sh \
         SUFFIX=-xfs-aged FS=xfs SIZE=512MiB AGE_PCT=100 AGE_UNIT_PAGES=1 ROWS=300000 ROUNDS=12000 bash "$HERE/sqlite.sh"
 fi
-# Only when asked for (ONLY=mixed): not in the corpus yet. On the aged
-# device the tries of 2026-11-27 either stayed light (WAF 1.047) or,
-# heavier, stopped with SQLite's "database or disk is full" (AGE_PCT 50-70;
-# likely db_bench's default 64 MiB memtables and files, not checked).
+# Only when asked for (ONLY=mixed): RocksDB + SQLite, not in the corpus.
+# On the aged device the tries of 2026-11-27, with db_bench's default 64
+# MiB memtables and SSTs, either stayed light (WAF 1.047) or, heavier,
+# stopped with SQLite's "database or disk is full" (AGE_PCT 50-70).
+# mixed.sh now gives db_bench rocksdb.sh's 8 MiB (docs/real-workloads.md
+# says how this one then went).
 if [[ " ${ONLY:-} " == *" mixed "* ]]; then
     # RocksDB and SQLite at once (the PCStream paper's mixes run two
     # applications together).
