@@ -72,7 +72,10 @@ fn pcstream_real_replays_every_committed_capture() {
         separable += usize::from(oracle <= 0.8 * base);
     }
     assert!(heavy >= 4, "{heavy} captures with baseline WAF >= 1.5");
-    assert!(separable >= 3, "{separable} captures with the oracle 20 % below");
+    assert!(
+        separable >= 3,
+        "{separable} captures with the oracle 20 % below"
+    );
 }
 
 /// A scratch experiment with its own corpus folder holding one small trace
