@@ -14,7 +14,8 @@ command -v cargo >/dev/null || { echo "cargo not found: install Rust (rustup)" >
 # (CI runs as root; elsewhere the tests that need root skip with a
 # message). scripts/live-fio.sh also needs fio; --fs xfs needs xfsprogs;
 # the SQLite capture test and experiments/real need sqlite3, and
-# experiments/real/rocksdb.sh db_bench (rocksdb-tools); experiments/real/corpus.sh
+# experiments/real/rocksdb.sh db_bench (rocksdb-tools), experiments/real/postgres.sh
+# PostgreSQL 15 (postgresql-15, below); experiments/real/corpus.sh
 # packs the committed corpus's traces with zstd and reads the live run's
 # report with jq. The index.html test
 # (crates/ftlsim-cli/tests/html_report.rs) renders the page in headless
@@ -28,6 +29,9 @@ for tool_package in cc:build-essential losetup:mount mkfs.ext4:e2fsprogs mkfs.bt
     have "${tool_package%%:*}" || missing+=("${tool_package#*:}")
 done
 [ -f /usr/include/leveldb/db.h ] || missing+=(libleveldb-dev)
+# experiments/real/postgres.sh: PostgreSQL 15's server and pgbench, not
+# on PATH (Debian keeps them in /usr/lib/postgresql/15/bin).
+[ -x /usr/lib/postgresql/15/bin/pgbench ] || missing+=(postgresql-15)
 if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "scripts/test.sh: installing ${missing[*]}" >&2
     apt-get update -qq

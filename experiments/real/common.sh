@@ -1,11 +1,13 @@
 # Shared by the experiments/real scripts: capture one application on the
 # live device (ftlsim device run --capture, docs/real-workloads.md).
-# Sourced; needs root, /dev/fuse, mkfs.ext4 and a built ftlsim.
+# Sourced; needs root, /dev/fuse, mkfs.ext4 (mkfs.xfs with FS=xfs) and a
+# built ftlsim.
 #   capture NAME SIZE COMMAND...   → $RUN/NAME.trace (PC-tagged block trace,
 #   replay config NAME.trace.toml), $RUN/NAME.cap (capture log),
 #   $RUN/NAME.json (the live run's report), $RUN/NAME.log (stderr).
 # DISCARD=off mounts without discard (the FTL learns of deletions only on
-# overwrite); SUFFIX is appended to NAME (e.g. SUFFIX=-nodiscard).
+# overwrite); SUFFIX is appended to NAME (e.g. SUFFIX=-nodiscard); FS
+# names the file system (default ext4; xfs also works with --capture).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 RUN=${RUN:-$ROOT/out/real}
@@ -16,13 +18,13 @@ mkdir -p "$RUN"
 capture() {
     local name=$1${SUFFIX:-} size=$2
     shift 2
-    echo "== $name: capturing on a $size ext4 live device, discard ${DISCARD:-on}, aged ${AGE_PCT:-0} %" >&2
+    echo "== $name: capturing on a $size ${FS:-ext4} live device, discard ${DISCARD:-on}, aged ${AGE_PCT:-0} %" >&2
     local start=$SECONDS
     local cmd=("$@")
     if [ "${AGE_PCT:-0}" != 0 ]; then
         cmd=(sh -c "$(age_sh "$size")"' && exec "$@"' age "$@")
     fi
-    "$FTLSIM" device run --size "$size" --fs ext4 --discard "${DISCARD:-on}" \
+    "$FTLSIM" device run --size "$size" --fs "${FS:-ext4}" --discard "${DISCARD:-on}" \
         --set ftl.streams=9 \
         --record "$RUN/$name.trace" --capture "$RUN/$name.cap" --json -- "${cmd[@]}" \
         > "$RUN/$name.json" 2> "$RUN/$name.log"
@@ -49,19 +51,25 @@ capture() {
 # no PC (awk writes through stdio, which the capture library does not see),
 # like data on a used drive that some other program wrote long before. Each
 # 4 KiB line names its file and page, so no two aging pages are alike.
+# AGE_UNIT_PAGES (default 4) scales the file sizes: files of 1-12 units of
+# that many pages (1: 4-48 KiB, smaller holes that split the application's
+# files across many of them); AGE_DELETE_PCT (default 50) is the share of
+# the files deleted. The defaults give the same files and deletions as
+# before the two existed.
 age_sh() {
     local bytes
     bytes=$(numfmt --from=iec-i "${1%B}")
-    local files=$((bytes * AGE_PCT / 100 / 106496))
+    local unit=${AGE_UNIT_PAGES:-4}
+    local files=$((bytes * AGE_PCT / 100 / (unit * 26624)))
     cat <<AGE
 mkdir age && { awk -v n=$files -v seed=${SEED:-42} 'BEGIN {
     srand(seed); pad = sprintf("%4077s", ""); gsub(/ /, "a", pad)
     for (i = 0; i < n; i++) {
-        f = sprintf("age/%05d", i); pages = 4 * (1 + int(rand() * 12))
+        f = sprintf("age/%05d", i); pages = $unit * (1 + int(rand() * 12))
         for (j = 0; j < pages; j++) printf "%08d %08d %s\\n", i, j, pad > f
         close(f)
     }
-}' || [ "$AGE_PCT" -ge 100 ]; } && sync && ls age | awk -v seed=$((${SEED:-42} + 1)) 'BEGIN { srand(seed) } rand() < 0.5' | (cd age && xargs rm -f)
+}' || [ "$AGE_PCT" -ge 100 ]; } && sync && ls age | awk -v seed=$((${SEED:-42} + 1)) -v del=${AGE_DELETE_PCT:-50} 'BEGIN { srand(seed) } rand() * 100 < del' | (cd age && xargs rm -f)
 AGE
 }
 
@@ -103,16 +111,37 @@ corpus_add() {
         echo ""
         echo "[device]"
         echo "size = \"$size\""
-        echo "file_system = \"ext4 ($(mkfs.ext4 -V 2>&1 | head -1))\""
+        echo "file_system = \"$(fs_version)\""
         echo "discard = \"${DISCARD:-on}\""
         echo "page_bytes = 4096"
         echo "logical_pages = $(report .logical_pages)"
         echo "physical_pages = $(report .physical_pages)"
         echo "spare_factor = $(report .spare_factor)"
-        echo "aging = \"$( [ "${AGE_PCT:-0}" = 0 ] && echo none || echo "awk files of 16-192 KiB up to $AGE_PCT % of the device, synced, about half deleted (seed ${SEED:-42})")\""
+        echo "aging = \"$(aging_text)\""
         echo "live_waf = $(report .waf)"
     } > "$CORPUS/$name.provenance.toml"
     echo "== $name: $(du -h "$out" | cut -f1) in $CORPUS, ${CAPTURE_SECONDS}s" >&2
+}
+
+# The file system and its mkfs's version, for the provenance record.
+fs_version() {
+    case ${FS:-ext4} in
+        ext4) echo "ext4 ($(mkfs.ext4 -V 2>&1 | head -1))" ;;
+        xfs) echo "xfs ($(mkfs.xfs -V 2>&1 | head -1))" ;;
+        *) echo "${FS}" ;;
+    esac
+}
+
+# The aging as the provenance record states it (the defaults read as
+# before AGE_UNIT_PAGES and AGE_DELETE_PCT existed).
+aging_text() {
+    if [ "${AGE_PCT:-0}" = 0 ]; then
+        echo none
+        return
+    fi
+    local unit=${AGE_UNIT_PAGES:-4} del=${AGE_DELETE_PCT:-50} deleted
+    if [ "$del" = 50 ]; then deleted="about half deleted"; else deleted="about $del % deleted"; fi
+    echo "awk files of $((unit * 4))-$((unit * 48)) KiB up to $AGE_PCT % of the device, synced, $deleted (seed ${SEED:-42})"
 }
 
 need() {
@@ -149,4 +178,40 @@ oltp_sql() {
             if (i % 500 == 0) print "DELETE FROM hist WHERE id < (SELECT max(id) - 2000 FROM hist); PRAGMA wal_checkpoint(TRUNCATE);"
         }
     }'
+}
+
+# The GCC build script (gcc.sh, mixed.sh): copies the C code base SRC into
+# ./src and builds it with make -j2 ROUNDS times, touching a different third
+# of the sources before each rebuild (make decides what to rebuild).
+gcc_build_sh() {
+    local ROUNDS=$1 SRC=$2
+    cat <<SCRIPT
+set -e
+cp -r '$SRC' src
+cd src
+files=\$(find . -name '*.c' | sort)
+n=\$(echo "\$files" | wc -l)
+cat > Makefile.ftlsim <<'MK'
+SRCS := \$(shell find . -name '*.c' | sort)
+OBJS := \$(SRCS:.c=.o)
+lib.a: \$(OBJS)
+	ar rcs \$@ \$^
+%.o: %.c
+	gcc -O1 -g -c -I. -Icommon -DZSTD_MULTITHREAD=0 -DZSTD_DISABLE_ASM -o \$@ \$<
+MK
+for r in \$(seq 1 $ROUNDS); do
+    make -s -j2 -f Makefile.ftlsim lib.a
+    sleep 1
+    # A third of the sources, a different third each round.
+    echo "\$files" | awk -v r=\$r 'NR % 3 == r % 3' | xargs touch
+done
+ls -la lib.a
+SCRIPT
+}
+
+# The default C code base for the GCC builds: zstd's lib/ (C, ~60 files)
+# from the zstd-sys crate in the cargo registry (the workspace depends on
+# it, so it is there offline).
+gcc_default_src() {
+    ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/zstd-sys-*/zstd/lib 2>/dev/null | head -1
 }

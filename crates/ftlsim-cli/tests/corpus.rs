@@ -42,6 +42,9 @@ fn pcstream_real_replays_every_committed_capture() {
     let json: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let spec = ftlsim_run::reproduce::load("pcstream-real").unwrap().spec;
     assert!(spec.workloads.len() >= 4, "four captures or more");
+    // Heavy enough to matter (issue 27): captures whose baseline WAF is at
+    // least 1.5, and whose oracle is at least 20 % below the baseline.
+    let (mut heavy, mut separable) = (0, 0);
     for w in &spec.workloads {
         let name = w.name.as_str();
         // Every workload's trace is in the corpus.
@@ -65,7 +68,14 @@ fn pcstream_real_replays_every_committed_capture() {
             oracle <= base,
             "{name}: oracle {oracle} above baseline {base}"
         );
+        heavy += usize::from(base >= 1.5);
+        separable += usize::from(oracle <= 0.8 * base);
     }
+    assert!(heavy >= 4, "{heavy} captures with baseline WAF >= 1.5");
+    assert!(
+        separable >= 3,
+        "{separable} captures with the oracle 20 % below"
+    );
     // Manual runs where its map was written (fio and SQLite) and nowhere
     // else; where it runs, a map by file kind beats one stream.
     let manual: Vec<&str> = spec

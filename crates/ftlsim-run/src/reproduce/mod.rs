@@ -65,12 +65,18 @@ pub const BUILT_IN: &[BuiltIn] = &[
     BuiltIn {
         name: "pcstream-real",
         file: embed!("experiments/pcstream-real.toml"),
-        configs: &[embed!("examples/pcstream-real/corpus-256mib.toml")],
+        configs: &[
+            embed!("examples/pcstream-real/corpus-256mib.toml"),
+            embed!("examples/pcstream-real/corpus-512mib.toml"),
+        ],
     },
     BuiltIn {
         name: "pcstream-knobs",
         file: embed!("experiments/pcstream-knobs.toml"),
-        configs: &[embed!("examples/pcstream-real/corpus-256mib.toml")],
+        configs: &[
+            embed!("examples/pcstream-real/corpus-256mib.toml"),
+            embed!("examples/pcstream-real/corpus-512mib.toml"),
+        ],
     },
     BuiltIn {
         name: "placement",
