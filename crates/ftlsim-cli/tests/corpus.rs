@@ -31,15 +31,7 @@ fn error_line(out: &Output) -> String {
 #[test]
 fn pcstream_real_replays_every_committed_capture() {
     // From the repository root, as after a fresh clone: no --traces.
-    let out = Command::new(env!("CARGO_BIN_EXE_ftlsim"))
-        .args(["reproduce", "pcstream-real", "--quick", "--json"])
-        .current_dir(repo_root())
-        .output()
-        .expect("run ftlsim");
-    let err = stderr(&out);
-    assert!(out.status.success(), "{err}");
-    assert!(!err.contains("not found"), "{err}");
-    let json: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let json = reproduce_json("pcstream-real", &[]);
     let spec = ftlsim_run::reproduce::load("pcstream-real").unwrap().spec;
     assert!(spec.workloads.len() >= 4, "four captures or more");
     // Heavy enough to matter (issue 27): captures whose baseline WAF is at
@@ -198,16 +190,7 @@ fn coldmap_replays_its_real_content_captures() {
         .map(|w| w.name.as_str())
         .collect();
     assert!(real.len() >= 3, "{real:?}");
-    let out = Command::new(env!("CARGO_BIN_EXE_ftlsim"))
-        .args(["reproduce", "coldmap", "--quick", "--json", "--only"])
-        .arg(real.join(","))
-        .current_dir(repo_root())
-        .output()
-        .expect("run ftlsim");
-    let err = stderr(&out);
-    assert!(out.status.success(), "{err}");
-    assert!(!err.contains("not found"), "{err}");
-    let json: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let json = reproduce_json("coldmap", &["--only", &real.join(",")]);
     let get = |w: &str, v: &str, field: &str| {
         json["workloads"][w][v][field]
             .as_f64()
