@@ -28,7 +28,7 @@
 use crate::ftl::FlashOp;
 
 use super::channel::Channel;
-use super::queues::QueueSampler;
+use super::queues::{LunRing, QueueSampler};
 use super::TimingParams;
 
 /// No multi-plane group: the LUN's last operation is not a program.
@@ -93,10 +93,11 @@ impl Striping {
 }
 
 /// One LUN's state that every operation reads or writes: next-free time,
-/// busy time (all work, and GC work alone), channel. One cache line, apart
-/// from the state only the optional features use ([`LunFeatures`]) and the
-/// queue-length sampler's.
-#[derive(Debug, Clone, Copy, Default)]
+/// busy time (all work, and GC work alone), channel, and the ring of its
+/// latest operations' ends for the queue-length sampler (`queues.rs`):
+/// one index for all of it. The fields besides the ring fit one cache line;
+/// the state only the optional features use is apart ([`LunFeatures`]).
+#[derive(Debug, Clone, Default)]
 #[repr(align(64))]
 struct Lun {
     free_at: u64,
@@ -106,6 +107,7 @@ struct Lun {
     busy_ns: u64,
     gc_busy_ns: u64,
     channel: u32,
+    ring: LunRing,
 }
 
 /// One LUN's state for program/erase suspend and multi-plane operations,
@@ -443,7 +445,7 @@ impl Engine {
         l.accepts_at = start;
         l.busy_ns += duration_ns;
         l.gc_busy_ns += if gc { duration_ns } else { 0 };
-        self.queues.note(lun, now, end);
+        self.queues.note(&mut l.ring, lun, now, end);
         if FEATURES {
             let f = &mut self.features[lun];
             f.suspendable = suspendable;
