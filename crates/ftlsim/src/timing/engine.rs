@@ -175,9 +175,10 @@ pub struct Engine {
     /// their requests' completions were computed.
     suspensions: u64,
     suspend_delay_ns: u64,
-    /// Neither program/erase suspend nor multi-plane is on: the run's
-    /// operations go through `run_ops::<false>`, which leaves out their
-    /// checks and bookkeeping. Fixed for the engine's life.
+    /// Neither program/erase suspend nor multi-plane is on, and transfers
+    /// take time: the run's operations go through `run_ops::<false>`,
+    /// which leaves out the features' checks and bookkeeping and the test
+    /// for a free channel. Fixed for the engine's life.
     plain: bool,
 }
 
@@ -209,7 +210,9 @@ impl Engine {
             group_span: luns * params.planes_per_lun.max(1),
             suspensions: 0,
             suspend_delay_ns: 0,
-            plain: params.suspend_ns.is_none() && params.planes_per_lun <= 1,
+            plain: params.suspend_ns.is_none()
+                && params.planes_per_lun <= 1
+                && params.transfer_ns > 0,
         }
     }
 
@@ -365,7 +368,7 @@ impl Engine {
                             self.occupy_lun::<FEATURES>(lun, now, ready_at, self.read_ns, gc, false)
                         }
                     };
-                    let end = self.transfer(self.luns[lun].channel, now, sensed);
+                    let end = self.transfer::<FEATURES>(self.luns[lun].channel, now, sensed);
                     if gc {
                         self.gc_read_done.push(end);
                     }
@@ -390,7 +393,7 @@ impl Engine {
                         // operation has started and freed the cache register.
                         let l = &self.luns[lun];
                         let movable_at = data_at.max(l.accepts_at);
-                        let moved = self.transfer(l.channel, now, movable_at);
+                        let moved = self.transfer::<FEATURES>(l.channel, now, movable_at);
                         self.occupy_lun::<FEATURES>(lun, now, moved, self.program_ns, gc, true)
                     }
                 }
@@ -420,7 +423,7 @@ impl Engine {
     fn map_read_then(&mut self, ppn: u32, rest: &[FlashOp], now: u64, ready_at: u64) -> u64 {
         let lun = self.striping.lun_of_page(ppn) as usize;
         let sensed = self.occupy_lun::<true>(lun, now, ready_at, self.read_ns, false, false);
-        let end = self.transfer(self.luns[lun].channel, now, sensed);
+        let end = self.transfer::<true>(self.luns[lun].channel, now, sensed);
         end.max(self.run(rest, now, ready_at.max(end)))
     }
 
@@ -507,7 +510,7 @@ impl Engine {
         let f = &self.features[lun];
         if f.group == group && !f.group_read && f.group_pages < self.planes {
             let movable_at = data_at.max(f.group_accepts_at);
-            let moved = self.transfer(channel, now, movable_at);
+            let moved = self.transfer::<true>(channel, now, movable_at);
             let f = &mut self.features[lun];
             if moved <= f.group_start {
                 f.group_pages += 1;
@@ -516,7 +519,7 @@ impl Engine {
             return self.start_program_group(lun, group, now, moved, gc);
         }
         let movable_at = data_at.max(self.luns[lun].accepts_at);
-        let moved = self.transfer(channel, now, movable_at);
+        let moved = self.transfer::<true>(channel, now, movable_at);
         self.start_program_group(lun, group, now, moved, gc)
     }
 
@@ -574,10 +577,16 @@ impl Engine {
         (self.suspensions, self.suspend_delay_ns)
     }
 
-    /// Moves one page over `channel` in its earliest gap at or after `ready_at`.
+    /// Moves one page over `channel` in its earliest gap at or after
+    /// `ready_at`. `FEATURES` false: the engine is `plain`, so transfers
+    /// take time and the test for a free channel is left out.
     #[inline(always)]
-    fn transfer(&mut self, channel: u32, now: u64, ready_at: u64) -> u64 {
+    fn transfer<const FEATURES: bool>(&mut self, channel: u32, now: u64, ready_at: u64) -> u64 {
         let c = &mut self.channels[channel as usize];
+        if FEATURES && self.transfer_ns == 0 {
+            c.count_free();
+            return ready_at;
+        }
         c.place_after(now, ready_at, self.transfer_ns)
     }
 
