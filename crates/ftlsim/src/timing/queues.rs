@@ -78,20 +78,12 @@ impl QueueSampler {
     pub fn note(&mut self, ring: &mut LunRing, lun: usize, now: u64, end: u64) {
         self.ops_to_sample -= 1;
         if self.ops_to_sample == 0 {
-            self.sample(ring, lun, now);
+            self.ops_to_sample = QUEUE_SAMPLE_EVERY;
+            let found = left_after(ring, now);
+            self.counts[lun][found] += 1;
         }
         ring.ends[(ring.pushed % QUEUE_LENGTH_CAP as u64) as usize] = end;
         ring.pushed += 1;
-    }
-
-    /// Counts the operations the sampled one found at its LUN. Out of line:
-    /// one operation in `QUEUE_SAMPLE_EVERY` comes here, and the loop's
-    /// registers stay out of the scheduling loop.
-    #[inline(never)]
-    fn sample(&mut self, ring: &LunRing, lun: usize, now: u64) {
-        self.ops_to_sample = QUEUE_SAMPLE_EVERY;
-        let found = left_after(ring, now);
-        self.counts[lun][found] += 1;
     }
 
     /// How many sampled operations found each queue length at `lun`: entry
@@ -111,13 +103,13 @@ impl QueueSampler {
 /// (about seven) and cost the timer 16 instructions per request.
 #[inline(always)]
 fn left_after(q: &LunRing, now: u64) -> usize {
-    let kept = q.pushed.min(QUEUE_LENGTH_CAP as u64) as usize;
-    let newest = q.pushed as usize;
-    let mut found = 0;
-    while found < kept && q.ends[newest.wrapping_sub(found + 1) % QUEUE_LENGTH_CAP] > now {
-        found += 1;
+    let cap = QUEUE_LENGTH_CAP as u64;
+    let oldest = q.pushed.saturating_sub(cap);
+    let mut first = q.pushed;
+    while first > oldest && q.ends[((first - 1) % cap) as usize] > now {
+        first -= 1;
     }
-    found
+    (q.pushed - first) as usize
 }
 
 #[cfg(test)]
