@@ -378,12 +378,13 @@ impl Engine {
                     let ppn = ppn.get();
                     // A GC copy's data is ready once its read has reached the
                     // controller; reads and programs of one reclaim pair up in order.
-                    let data_at = match self.gc_read_done.get(gc_next) {
-                        Some(&read_at) if gc => {
+                    // A host program (most) skips the lookup.
+                    let data_at = match gc.then(|| self.gc_read_done.get(gc_next)).flatten() {
+                        Some(&read_at) => {
                             gc_next += 1;
                             read_at.max(ready_at)
                         }
-                        _ => ready_at,
+                        None => ready_at,
                     };
                     let lun = self.striping.lun_of_page(ppn) as usize;
                     if FEATURES && self.planes > 1 {
