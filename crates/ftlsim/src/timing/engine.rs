@@ -357,6 +357,14 @@ impl Engine {
                 FlashOp::Read { ppn, gc } => {
                     let ppn = ppn.get();
                     let lun = self.striping.lun_of_page(ppn) as usize;
+                    if !FEATURES {
+                        let end = self.read_plain(lun, now, ready_at, gc);
+                        if gc {
+                            self.gc_read_done.push(end);
+                        }
+                        done_at = done_at.max(end);
+                        continue;
+                    }
                     let sensed = match self.suspend_ns {
                         Some(overheads) if FEATURES && !gc => {
                             self.read_suspending(lun, ready_at, overheads)
@@ -387,7 +395,9 @@ impl Engine {
                         None => ready_at,
                     };
                     let lun = self.striping.lun_of_page(ppn) as usize;
-                    if FEATURES && self.planes > 1 {
+                    if !FEATURES {
+                        self.program_plain(lun, now, data_at, gc)
+                    } else if self.planes > 1 {
                         self.program_multi_plane(lun, ppn, now, data_at, gc)
                     } else {
                         // The page moves in once the LUN can take it: its current
@@ -428,6 +438,31 @@ impl Engine {
         end.max(self.run(rest, now, ready_at.max(end)))
     }
 
+    /// A read on `lun` of the plain engine (no suspend, no multi-plane):
+    /// the LUN's record is found once for the sense and the transfer out
+    /// (issue 30: each step indexing it again cost a bounds check and a
+    /// reload per operation). Returns when the page is in the controller.
+    #[inline(always)]
+    fn read_plain(&mut self, lun: usize, now: u64, ready_at: u64, gc: bool) -> u64 {
+        let l = &mut self.luns[lun];
+        let sensed = occupy(l, &mut self.queues, lun, now, ready_at, self.read_ns, gc);
+        self.channels[l.channel as usize].place_after(now, sensed, self.transfer_ns)
+    }
+
+    /// A program on `lun` of the plain engine, its data in the controller
+    /// at `data_at`: the page moves in once the LUN can take it (its
+    /// current operation has started and freed the cache register), then
+    /// is programmed. The LUN's record is found once. Returns when the
+    /// program ends.
+    #[inline(always)]
+    fn program_plain(&mut self, lun: usize, now: u64, data_at: u64, gc: bool) -> u64 {
+        let l = &mut self.luns[lun];
+        let movable_at = data_at.max(l.accepts_at);
+        let moved =
+            self.channels[l.channel as usize].place_after(now, movable_at, self.transfer_ns);
+        occupy(l, &mut self.queues, lun, now, moved, self.program_ns, gc)
+    }
+
     /// Queues an operation of `duration_ns` on `lun`, ready at `ready_at`;
     /// `now` is the request's issue time (no later operation is ready
     /// before it). Returns when the operation ends. `FEATURES` false: the
@@ -442,14 +477,15 @@ impl Engine {
         gc: bool,
         suspendable: bool,
     ) -> u64 {
-        let l = &mut self.luns[lun];
-        let start = l.free_at.max(ready_at);
-        let end = start + duration_ns;
-        l.free_at = end;
-        l.accepts_at = start;
-        l.busy_ns += duration_ns;
-        l.gc_busy_ns += if gc { duration_ns } else { 0 };
-        self.queues.note(&mut l.ring, lun, now, end);
+        let end = occupy(
+            &mut self.luns[lun],
+            &mut self.queues,
+            lun,
+            now,
+            ready_at,
+            duration_ns,
+            gc,
+        );
         if FEATURES {
             let f = &mut self.features[lun];
             f.suspendable = suspendable;
@@ -607,6 +643,29 @@ impl Engine {
         }
         end
     }
+}
+
+/// Queues an operation of `duration_ns` on the LUN `lun` whose record is
+/// `l`, ready at `ready_at`, for a request issued at `now`; notes it for
+/// the queue-length sampler. Returns when it ends.
+#[inline(always)]
+fn occupy(
+    l: &mut Lun,
+    queues: &mut QueueSampler,
+    lun: usize,
+    now: u64,
+    ready_at: u64,
+    duration_ns: u64,
+    gc: bool,
+) -> u64 {
+    let start = l.free_at.max(ready_at);
+    let end = start + duration_ns;
+    l.free_at = end;
+    l.accepts_at = start;
+    l.busy_ns += duration_ns;
+    l.gc_busy_ns += if gc { duration_ns } else { 0 };
+    queues.note(&mut l.ring, lun, now, end);
+    end
 }
 
 #[cfg(test)]
