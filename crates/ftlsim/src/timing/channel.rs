@@ -22,8 +22,11 @@
 //! table holds only the transfers in flight.
 
 /// Transfers in the table before the ended ones are first looked for and
-/// dropped.
-const FORGET_AT: usize = 64;
+/// dropped. 256, not 64 (issue 30): at queue depth 32 about 30 are in
+/// flight, so at 64 every 34th placement moved them all down (about 7
+/// instructions per request); at 256, every 220th. Ended transfers left in
+/// the table change no placement (see `forget_ended`).
+const FORGET_AT: usize = 256;
 
 /// Transfers looked at, without a branch, to find a new one's place. Four:
 /// counting and moving them is half the work of eight on every transfer.
@@ -46,20 +49,29 @@ pub struct Channel {
     /// the transfer after it); the spare slots let a new transfer move a
     /// whole window up one place, so how many it passes needs no branch.
     /// Empty until the first transfer, which knows the transfer length.
+    ///
+    /// The vector's length is not all the slots it was grown to (`slots`)
+    /// but where the fast path ends: a placement fits while `len + TAIL`
+    /// slots are within it, so the range check of the view it takes (which
+    /// is needed anyway) is also the test for forgetting and for growing
+    /// (issue 30: a compare of `len` against a limit of its own cost three
+    /// instructions a transfer). See [`Channel::make_room`].
     table: Vec<(u64, u64)>,
+    /// The slots the table was grown to; those past its length hold
+    /// nothing a placement reads before writing it.
+    slots: usize,
     len: usize,
     /// The length at which ended transfers are next looked for: twice what
     /// was left in flight the last time (at least `FORGET_AT`), so looking
     /// costs O(1) per transfer however long the table is.
     forget_at: usize,
-    /// The length at which [`Channel::place_after`] leaves its fast path:
-    /// no more than `forget_at`, and no more than the table has room for
-    /// (a placement's fixed-size move included); 0 when either changed.
-    /// One compare per transfer instead of one for each (issue 30).
-    check_at: usize,
-    /// Transfers carried; their total and longest wait between ready and
+    /// Transfers carried are `forgotten + len + free`: those dropped from
+    /// the table, those in it, and those of a free channel (transfer time
+    /// 0, never placed). Counting them apart costs nothing per transfer.
+    forgotten: u64,
+    free: u64,
+    /// The total and longest wait of the transfers between ready and
     /// start, as computed when each was placed.
-    transfers: u64,
     wait_ns: u64,
     max_wait_ns: u64,
     /// Time by which transfers were pushed back after they were placed.
@@ -70,10 +82,11 @@ impl Default for Channel {
     fn default() -> Self {
         Self {
             table: Vec::new(),
+            slots: 0,
             len: 0,
             forget_at: FORGET_AT,
-            check_at: 0,
-            transfers: 0,
+            forgotten: 0,
+            free: 0,
             wait_ns: 0,
             max_wait_ns: 0,
             late_shift_ns: 0,
@@ -84,17 +97,23 @@ impl Default for Channel {
 impl Channel {
     pub fn reset(&mut self) {
         self.table.clear();
+        self.slots = 0;
         self.len = 0;
         self.forget_at = FORGET_AT;
-        self.check_at = 0;
-        self.transfers = 0;
+        self.forgotten = 0;
+        self.free = 0;
         self.wait_ns = 0;
         self.max_wait_ns = 0;
         self.late_shift_ns = 0;
     }
 
     pub fn transfers(&self) -> u64 {
-        self.transfers
+        self.forgotten + self.len as u64 + self.free
+    }
+
+    /// A transfer on a free channel (transfer time 0): counted, not placed.
+    pub fn count_free(&mut self) {
+        self.free += 1;
     }
 
     /// Total time transfers waited for this channel after their data was
@@ -133,29 +152,38 @@ impl Channel {
     /// ready after it ended, so goes after it and cannot collide with it),
     /// so dropping them only bounds memory, and looking on every transfer
     /// would cost more than the rest of placing it. `now` must never
-    /// decrease. Returns when the transfer ends.
+    /// decrease; `len_ns` must not be 0 (a free channel is not placed on:
+    /// [`Channel::count_free`]). Returns when the transfer ends.
     #[inline(always)]
     pub fn place_after(&mut self, now: u64, ready_at: u64, len_ns: u64) -> u64 {
-        if self.len >= self.check_at {
-            self.make_room(now, len_ns);
-        }
-        self.place_in_room(ready_at, len_ns)
+        self.place_in_room(now, ready_at, len_ns)
     }
 
     /// [`Channel::place_after`]'s slow path: forgets the ended transfers
     /// when the table has grown to `forget_at`, makes room for one more,
-    /// and sets the length at which to look again.
+    /// sets the length at which to look again, and places the transfer.
     #[cold]
     #[inline(never)]
+    fn place_making_room(&mut self, now: u64, ready_at: u64, len_ns: u64) -> u64 {
+        self.make_room(now, len_ns);
+        self.place_in_room(now, ready_at, len_ns)
+    }
+
+    /// Forgets the ended transfers when the table has grown to
+    /// `forget_at`, grows it when it has no room for one more, and sets its
+    /// length so that the fast path ends when `len` reaches the smaller of
+    /// `forget_at` and the room there is (`len + TAIL <= slots`).
     fn make_room(&mut self, now: u64, len_ns: u64) {
         if self.len >= self.forget_at {
             self.forget_ended(now, len_ns);
         }
-        if self.table.len() < self.len + TAIL {
+        if self.slots < self.len + TAIL {
             self.grow(len_ns);
         }
-        // Room while `len + TAIL <= table.len()`.
-        self.check_at = self.forget_at.min(self.table.len() + 1 - TAIL);
+        // A placement fits while `len + TAIL <= table.len()`, that is while
+        // `len < check_at`.
+        let check_at = self.forget_at.min(self.slots + 1 - TAIL);
+        self.table.resize(check_at - 1 + TAIL, STOP);
     }
 
     /// Forgets the ended transfers as [`Channel::place_after`] does.
@@ -176,8 +204,8 @@ impl Channel {
         let live_end = WINDOW + self.len;
         self.table.copy_within(WINDOW + ended..=live_end, WINDOW);
         self.len -= ended;
+        self.forgotten += ended as u64;
         self.forget_at = FORGET_AT.max(2 * self.len);
-        self.check_at = 0;
     }
 
     /// Makes room for one more transfer: `WINDOW + 1` slots after the last
@@ -194,21 +222,23 @@ impl Channel {
         }
         let want = 2 * (WINDOW + self.len + WINDOW + 2);
         self.table.resize(want, STOP);
-        self.check_at = 0;
+        self.slots = want;
     }
 
     /// Places a transfer of `len_ns` ready at `ready_at` in ready order,
     /// never forgetting ended ones; returns when it ends.
     #[cfg(test)]
     fn place(&mut self, ready_at: u64, len_ns: u64) -> u64 {
-        if self.table.len() < self.len + TAIL {
+        if self.slots < self.len + TAIL {
             self.grow(len_ns);
         }
-        self.place_in_room(ready_at, len_ns)
+        self.table.resize(self.slots, STOP);
+        self.place_in_room(0, ready_at, len_ns)
     }
 
-    /// Places a transfer of `len_ns` ready at `ready_at` in ready order,
-    /// the table having room for it; returns when it ends.
+    /// Places a transfer of `len_ns` ready at `ready_at` in ready order
+    /// (for a request issued at `now`, as [`Channel::place_after`]);
+    /// returns when it ends.
     ///
     /// About two thirds of the transfers in the timed bench go before one
     /// already placed, passing a varying few. A loop that passes them one by
@@ -217,21 +247,21 @@ impl Channel {
     /// over the last `WINDOW` transfers, and the move is a fixed-size copy
     /// within a fixed-size view of the table's tail (no bounds checks).
     #[inline(always)]
-    fn place_in_room(&mut self, ready_at: u64, len_ns: u64) -> u64 {
-        self.transfers += 1;
-        if len_ns == 0 {
-            // A free channel (transfer time 0): nothing to place.
-            return ready_at;
-        }
-        let live_end = WINDOW + self.len;
-        debug_assert!(self.table.len() >= live_end + TAIL - WINDOW);
+    fn place_in_room(&mut self, now: u64, ready_at: u64, len_ns: u64) -> u64 {
+        // The engine counts a free channel's transfers apart: the check
+        // is once per request, not once per transfer (issue 30).
+        debug_assert!(len_ns > 0);
         // The last `WINDOW` transfers (or sentinels), then `STOP`, then the
         // spare slots the move writes into: one view, one range check (the
-        // window is a fixed part of it, checked at compile time).
-        let tail: &mut [(u64, u64); TAIL] = (&mut self.table
-            [live_end - WINDOW..live_end + TAIL - WINDOW])
-            .try_into()
-            .expect("TAIL slots from WINDOW before the end of the live transfers");
+        // window is a fixed part of it, checked at compile time). Outside
+        // the table's length (see `table`), the slow path makes room.
+        let Some(tail) = self
+            .table
+            .get_mut(self.len..)
+            .and_then(|t| t.first_chunk_mut::<TAIL>())
+        else {
+            return self.place_making_room(now, ready_at, len_ns);
+        };
         debug_assert_eq!(tail[WINDOW], STOP);
         // A transfer ready after `ready_at` makes `ready_at - ready`
         // negative: its sign bit counts it (times stay below 2^63 ns).

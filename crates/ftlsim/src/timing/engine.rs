@@ -28,7 +28,7 @@
 use crate::ftl::FlashOp;
 
 use super::channel::Channel;
-use super::queues::QueueSampler;
+use super::queues::{LunRing, QueueSampler};
 use super::TimingParams;
 
 /// No multi-plane group: the LUN's last operation is not a program.
@@ -93,10 +93,11 @@ impl Striping {
 }
 
 /// One LUN's state that every operation reads or writes: next-free time,
-/// busy time (all work, and GC work alone), channel. One cache line, apart
-/// from the state only the optional features use ([`LunFeatures`]) and the
-/// queue-length sampler's.
-#[derive(Debug, Clone, Copy, Default)]
+/// busy time (all work, and GC work alone), channel, and the ring of its
+/// latest operations' ends for the queue-length sampler (`queues.rs`):
+/// one index for all of it. The fields besides the ring fit one cache line;
+/// the state only the optional features use is apart ([`LunFeatures`]).
+#[derive(Debug, Clone, Default)]
 #[repr(align(64))]
 struct Lun {
     free_at: u64,
@@ -106,6 +107,7 @@ struct Lun {
     busy_ns: u64,
     gc_busy_ns: u64,
     channel: u32,
+    ring: LunRing,
 }
 
 /// One LUN's state for program/erase suspend and multi-plane operations,
@@ -173,9 +175,10 @@ pub struct Engine {
     /// their requests' completions were computed.
     suspensions: u64,
     suspend_delay_ns: u64,
-    /// Neither program/erase suspend nor multi-plane is on: the run's
-    /// operations go through `run_ops::<false>`, which leaves out their
-    /// checks and bookkeeping. Fixed for the engine's life.
+    /// Neither program/erase suspend nor multi-plane is on, and transfers
+    /// take time: the run's operations go through `run_ops::<false>`,
+    /// which leaves out the features' checks and bookkeeping and the test
+    /// for a free channel. Fixed for the engine's life.
     plain: bool,
 }
 
@@ -207,7 +210,9 @@ impl Engine {
             group_span: luns * params.planes_per_lun.max(1),
             suspensions: 0,
             suspend_delay_ns: 0,
-            plain: params.suspend_ns.is_none() && params.planes_per_lun <= 1,
+            plain: params.suspend_ns.is_none()
+                && params.planes_per_lun <= 1
+                && params.transfer_ns > 0,
         }
     }
 
@@ -352,6 +357,14 @@ impl Engine {
                 FlashOp::Read { ppn, gc } => {
                     let ppn = ppn.get();
                     let lun = self.striping.lun_of_page(ppn) as usize;
+                    if !FEATURES {
+                        let end = self.read_plain(lun, now, ready_at, gc);
+                        if gc {
+                            self.gc_read_done.push(end);
+                        }
+                        done_at = done_at.max(end);
+                        continue;
+                    }
                     let sensed = match self.suspend_ns {
                         Some(overheads) if FEATURES && !gc => {
                             self.read_suspending(lun, ready_at, overheads)
@@ -363,7 +376,7 @@ impl Engine {
                             self.occupy_lun::<FEATURES>(lun, now, ready_at, self.read_ns, gc, false)
                         }
                     };
-                    let end = self.transfer(self.luns[lun].channel, now, sensed);
+                    let end = self.transfer::<FEATURES>(self.luns[lun].channel, now, sensed);
                     if gc {
                         self.gc_read_done.push(end);
                     }
@@ -373,22 +386,25 @@ impl Engine {
                     let ppn = ppn.get();
                     // A GC copy's data is ready once its read has reached the
                     // controller; reads and programs of one reclaim pair up in order.
-                    let data_at = match self.gc_read_done.get(gc_next) {
-                        Some(&read_at) if gc => {
+                    // A host program (most) skips the lookup.
+                    let data_at = match gc.then(|| self.gc_read_done.get(gc_next)).flatten() {
+                        Some(&read_at) => {
                             gc_next += 1;
                             read_at.max(ready_at)
                         }
-                        _ => ready_at,
+                        None => ready_at,
                     };
                     let lun = self.striping.lun_of_page(ppn) as usize;
-                    if FEATURES && self.planes > 1 {
+                    if !FEATURES {
+                        self.program_plain(lun, now, data_at, gc)
+                    } else if self.planes > 1 {
                         self.program_multi_plane(lun, ppn, now, data_at, gc)
                     } else {
                         // The page moves in once the LUN can take it: its current
                         // operation has started and freed the cache register.
                         let l = &self.luns[lun];
                         let movable_at = data_at.max(l.accepts_at);
-                        let moved = self.transfer(l.channel, now, movable_at);
+                        let moved = self.transfer::<FEATURES>(l.channel, now, movable_at);
                         self.occupy_lun::<FEATURES>(lun, now, moved, self.program_ns, gc, true)
                     }
                 }
@@ -418,8 +434,33 @@ impl Engine {
     fn map_read_then(&mut self, ppn: u32, rest: &[FlashOp], now: u64, ready_at: u64) -> u64 {
         let lun = self.striping.lun_of_page(ppn) as usize;
         let sensed = self.occupy_lun::<true>(lun, now, ready_at, self.read_ns, false, false);
-        let end = self.transfer(self.luns[lun].channel, now, sensed);
+        let end = self.transfer::<true>(self.luns[lun].channel, now, sensed);
         end.max(self.run(rest, now, ready_at.max(end)))
+    }
+
+    /// A read on `lun` of the plain engine (no suspend, no multi-plane):
+    /// the LUN's record is found once for the sense and the transfer out
+    /// (issue 30: each step indexing it again cost a bounds check and a
+    /// reload per operation). Returns when the page is in the controller.
+    #[inline(always)]
+    fn read_plain(&mut self, lun: usize, now: u64, ready_at: u64, gc: bool) -> u64 {
+        let l = &mut self.luns[lun];
+        let sensed = occupy(l, &mut self.queues, lun, now, ready_at, self.read_ns, gc);
+        self.channels[l.channel as usize].place_after(now, sensed, self.transfer_ns)
+    }
+
+    /// A program on `lun` of the plain engine, its data in the controller
+    /// at `data_at`: the page moves in once the LUN can take it (its
+    /// current operation has started and freed the cache register), then
+    /// is programmed. The LUN's record is found once. Returns when the
+    /// program ends.
+    #[inline(always)]
+    fn program_plain(&mut self, lun: usize, now: u64, data_at: u64, gc: bool) -> u64 {
+        let l = &mut self.luns[lun];
+        let movable_at = data_at.max(l.accepts_at);
+        let moved =
+            self.channels[l.channel as usize].place_after(now, movable_at, self.transfer_ns);
+        occupy(l, &mut self.queues, lun, now, moved, self.program_ns, gc)
     }
 
     /// Queues an operation of `duration_ns` on `lun`, ready at `ready_at`;
@@ -436,14 +477,15 @@ impl Engine {
         gc: bool,
         suspendable: bool,
     ) -> u64 {
-        let l = &mut self.luns[lun];
-        let start = l.free_at.max(ready_at);
-        let end = start + duration_ns;
-        l.free_at = end;
-        l.accepts_at = start;
-        l.busy_ns += duration_ns;
-        l.gc_busy_ns += if gc { duration_ns } else { 0 };
-        self.queues.note(lun, now, end);
+        let end = occupy(
+            &mut self.luns[lun],
+            &mut self.queues,
+            lun,
+            now,
+            ready_at,
+            duration_ns,
+            gc,
+        );
         if FEATURES {
             let f = &mut self.features[lun];
             f.suspendable = suspendable;
@@ -505,7 +547,7 @@ impl Engine {
         let f = &self.features[lun];
         if f.group == group && !f.group_read && f.group_pages < self.planes {
             let movable_at = data_at.max(f.group_accepts_at);
-            let moved = self.transfer(channel, now, movable_at);
+            let moved = self.transfer::<true>(channel, now, movable_at);
             let f = &mut self.features[lun];
             if moved <= f.group_start {
                 f.group_pages += 1;
@@ -514,7 +556,7 @@ impl Engine {
             return self.start_program_group(lun, group, now, moved, gc);
         }
         let movable_at = data_at.max(self.luns[lun].accepts_at);
-        let moved = self.transfer(channel, now, movable_at);
+        let moved = self.transfer::<true>(channel, now, movable_at);
         self.start_program_group(lun, group, now, moved, gc)
     }
 
@@ -572,10 +614,16 @@ impl Engine {
         (self.suspensions, self.suspend_delay_ns)
     }
 
-    /// Moves one page over `channel` in its earliest gap at or after `ready_at`.
+    /// Moves one page over `channel` in its earliest gap at or after
+    /// `ready_at`. `FEATURES` false: the engine is `plain`, so transfers
+    /// take time and the test for a free channel is left out.
     #[inline(always)]
-    fn transfer(&mut self, channel: u32, now: u64, ready_at: u64) -> u64 {
+    fn transfer<const FEATURES: bool>(&mut self, channel: u32, now: u64, ready_at: u64) -> u64 {
         let c = &mut self.channels[channel as usize];
+        if FEATURES && self.transfer_ns == 0 {
+            c.count_free();
+            return ready_at;
+        }
         c.place_after(now, ready_at, self.transfer_ns)
     }
 
@@ -595,6 +643,29 @@ impl Engine {
         }
         end
     }
+}
+
+/// Queues an operation of `duration_ns` on the LUN `lun` whose record is
+/// `l`, ready at `ready_at`, for a request issued at `now`; notes it for
+/// the queue-length sampler. Returns when it ends.
+#[inline(always)]
+fn occupy(
+    l: &mut Lun,
+    queues: &mut QueueSampler,
+    lun: usize,
+    now: u64,
+    ready_at: u64,
+    duration_ns: u64,
+    gc: bool,
+) -> u64 {
+    let start = l.free_at.max(ready_at);
+    let end = start + duration_ns;
+    l.free_at = end;
+    l.accepts_at = start;
+    l.busy_ns += duration_ns;
+    l.gc_busy_ns += if gc { duration_ns } else { 0 };
+    queues.note(&mut l.ring, lun, now, end);
+    end
 }
 
 #[cfg(test)]

@@ -16,10 +16,10 @@ pub const QUEUE_LENGTH_CAP: usize = 64;
 /// that GC's alternating reads and programs are both sampled.
 const QUEUE_SAMPLE_EVERY: u64 = 7;
 
-/// One LUN's queue state, kept together so that noting an operation finds
-/// it behind one index (issue 30: the ring, the sequence numbers and the
-/// counters in three vectors cost three bounds checks and three base
-/// addresses per operation).
+/// One LUN's recent operation ends, kept in the engine's record of the LUN
+/// (`engine.rs`, `Lun`) so that scheduling an operation and noting it find
+/// both behind one index (issue 30: a sampler of its own, indexed apart,
+/// cost a second bounds check and base address per operation).
 ///
 /// `ends` holds the end times of the LUN's last `QUEUE_LENGTH_CAP`
 /// operations, by sequence number (a ring). A LUN's operations end in the
@@ -30,28 +30,29 @@ const QUEUE_SAMPLE_EVERY: u64 = 7;
 /// `QUEUE_LENGTH_CAP` are counted; the count is exact again as soon as
 /// fewer are left.
 #[derive(Debug, Clone)]
-struct LunQueue {
+pub struct LunRing {
     /// Operations scheduled.
     pushed: u64,
     ends: [u64; QUEUE_LENGTH_CAP],
-    /// Entry `n` counts the sampled operations that found `n` others at
-    /// the LUN.
-    counts: [u64; QUEUE_LENGTH_CAP + 1],
 }
 
-impl Default for LunQueue {
+impl Default for LunRing {
     fn default() -> Self {
         Self {
             pushed: 0,
             ends: [0; QUEUE_LENGTH_CAP],
-            counts: [0; QUEUE_LENGTH_CAP + 1],
         }
     }
 }
 
+/// Entry `n` counts the sampled operations that found `n` others at the
+/// LUN.
+type Counts = [u64; QUEUE_LENGTH_CAP + 1];
+
 #[derive(Debug, Clone)]
 pub struct QueueSampler {
-    luns: Vec<LunQueue>,
+    /// Per LUN: the sampled queue lengths.
+    counts: Vec<Counts>,
     /// LUN operations left until the next one sampled.
     ops_to_sample: u64,
 }
@@ -59,58 +60,72 @@ pub struct QueueSampler {
 impl QueueSampler {
     pub fn new(luns: u32) -> Self {
         Self {
-            luns: vec![LunQueue::default(); luns as usize],
+            counts: vec![[0; QUEUE_LENGTH_CAP + 1]; luns as usize],
             ops_to_sample: QUEUE_SAMPLE_EVERY,
         }
     }
 
     pub fn reset(&mut self) {
-        self.luns.fill(LunQueue::default());
+        self.counts.fill([0; QUEUE_LENGTH_CAP + 1]);
         self.ops_to_sample = QUEUE_SAMPLE_EVERY;
     }
 
-    /// An operation of a request issued at `now` scheduled on `lun`,
-    /// ending at `end`. Every `QUEUE_SAMPLE_EVERY`-th counts the operations
-    /// it finds at its LUN: counting for every one would cost as much as
-    /// the rest of scheduling it.
+    /// An operation of a request issued at `now` scheduled on `lun`, whose
+    /// ring is `ring`, ending at `end`. Every `QUEUE_SAMPLE_EVERY`-th counts
+    /// the operations it finds at its LUN: counting for every one would
+    /// cost as much as the rest of scheduling it.
     #[inline(always)]
-    pub fn note(&mut self, lun: usize, now: u64, end: u64) {
-        let q = &mut self.luns[lun];
+    pub fn note(&mut self, ring: &mut LunRing, lun: usize, now: u64, end: u64) {
         self.ops_to_sample -= 1;
         if self.ops_to_sample == 0 {
             self.ops_to_sample = QUEUE_SAMPLE_EVERY;
-            let found = left_after(q, now);
-            q.counts[found] += 1;
+            let found = left_after(ring, now);
+            self.counts[lun][found] += 1;
         }
-        q.ends[(q.pushed % QUEUE_LENGTH_CAP as u64) as usize] = end;
-        q.pushed += 1;
+        ring.ends[(ring.pushed % QUEUE_LENGTH_CAP as u64) as usize] = end;
+        ring.pushed += 1;
     }
 
     /// How many sampled operations found each queue length at `lun`: entry
     /// `n` counts those that found `n`, the last those that found
     /// `QUEUE_LENGTH_CAP` or more.
     pub fn counts(&self, lun: u32) -> &[u64] {
-        &self.luns[lun as usize].counts
+        &self.counts[lun as usize]
     }
 }
 
 /// How many of the operations kept in the ring have not ended by `now`
 /// (at most `QUEUE_LENGTH_CAP`). Their ends never decrease with the
-/// sequence number, so the unfinished ones are the newest: a scan from the
-/// newest back passes only them (about three at queue depth 32 on 32 LUNs).
-/// A scan forward from the oldest not known to have ended, as before
-/// issue 30, passed every operation that ended since the LUN's last sample
-/// (about seven) and cost the timer 16 instructions per request.
+/// sequence number (and a slot not yet written holds 0, never after
+/// `now`), so the unfinished ones are the newest. The newest
+/// `FIRST_COUNTED` are counted without a branch: fewer than all of them
+/// unfinished means that count is the answer, as no older one can be. Only
+/// a longer queue scans on, from the newest back. (Before issue 30 a scan
+/// forward from the oldest not known to have ended passed every operation
+/// that ended since the LUN's last sample, about seven; the scan from the
+/// newest back, about three, cost 7 instructions a step.)
 #[inline(always)]
-fn left_after(q: &LunQueue, now: u64) -> usize {
+fn left_after(q: &LunRing, now: u64) -> usize {
+    let newest = q.pushed as usize;
+    let found: usize = (1..=FIRST_COUNTED)
+        .map(|k| usize::from(q.ends[newest.wrapping_sub(k) % QUEUE_LENGTH_CAP] > now))
+        .sum();
+    if found < FIRST_COUNTED {
+        return found;
+    }
+    // All `FIRST_COUNTED` were written (an unwritten slot is not counted).
     let cap = QUEUE_LENGTH_CAP as u64;
     let oldest = q.pushed.saturating_sub(cap);
-    let mut first = q.pushed;
+    let mut first = q.pushed - FIRST_COUNTED as u64;
     while first > oldest && q.ends[((first - 1) % cap) as usize] > now {
         first -= 1;
     }
     (q.pushed - first) as usize
 }
+
+/// Operations [`left_after`] counts without a branch: at queue depth 32
+/// on 32 LUNs a sampled operation finds about three.
+const FIRST_COUNTED: usize = 4;
 
 #[cfg(test)]
 mod tests {
@@ -130,6 +145,7 @@ mod tests {
                 x % n
             };
             let mut s = QueueSampler::new(1);
+            let mut ring = LunRing::default();
             let (mut now, mut free_at) = (0u64, 0u64);
             let mut all = Vec::new();
             for _ in 0..20_000 {
@@ -138,11 +154,10 @@ mod tests {
                 let burst = if next(50) == 0 { 80 } else { 1 + next(3) };
                 for _ in 0..burst {
                     free_at = free_at.max(now) + next(30);
-                    let q = &s.luns[0];
                     let kept = &all[all.len().saturating_sub(QUEUE_LENGTH_CAP)..];
                     let want = kept.iter().filter(|&&e| e > now).count();
-                    assert_eq!(left_after(q, now), want);
-                    s.note(0, now, free_at);
+                    assert_eq!(left_after(&ring, now), want);
+                    s.note(&mut ring, 0, now, free_at);
                     all.push(free_at);
                 }
             }

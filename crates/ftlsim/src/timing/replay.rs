@@ -26,6 +26,11 @@ pub struct Replay {
     /// Requests enter at the time given, with no queue-depth limit
     /// ([`Replay::take_issue_times`]).
     given: bool,
+    /// Closed loop, not in a batch, times not given, and the queue full:
+    /// the next request takes the earliest completion's slot. One test per
+    /// request instead of one each for the given times, the mode and the
+    /// queue length (issue 30); kept by [`Replay::refresh_full`].
+    full_closed: bool,
 }
 
 impl Replay {
@@ -39,7 +44,16 @@ impl Replay {
             last_issue_at: 0,
             batch_queue_depth: None,
             given: false,
+            full_closed: false,
         }
+    }
+
+    /// Sets `full_closed` after the queue, the queue depth or the mode's
+    /// switches changed.
+    fn refresh_full(&mut self) {
+        self.full_closed = self.mode == TimingMode::Closed
+            && !self.given
+            && self.outstanding.len() >= self.queue_depth;
     }
 
     /// From now on a request enters at the arrival time given (never
@@ -48,6 +62,7 @@ impl Replay {
     pub fn take_issue_times(&mut self) {
         self.given = true;
         self.queue_depth = usize::MAX;
+        self.refresh_full();
     }
 
     pub fn mode(&self) -> TimingMode {
@@ -61,6 +76,7 @@ impl Replay {
         if let Some(depth) = self.batch_queue_depth.take() {
             self.queue_depth = depth;
         }
+        self.refresh_full();
     }
 
     /// Closed loop: the requests until [`Replay::end_batch`] enter the
@@ -77,6 +93,7 @@ impl Replay {
             }
             self.batch_queue_depth = Some(self.queue_depth);
             self.queue_depth = usize::MAX;
+            self.refresh_full();
         }
     }
 
@@ -91,6 +108,7 @@ impl Replay {
         self.outstanding.clear();
         self.outstanding.push(Reverse(drained));
         self.last_issue_at = drained;
+        self.refresh_full();
     }
 
     /// When the next request enters the device. Closed loop: as soon as a
@@ -100,6 +118,14 @@ impl Replay {
     #[inline(always)]
     pub fn issue_at(&mut self, arrival_at: u64) -> u64 {
         debug_assert!(!self.reuse_top, "issue_at called twice without complete");
+        if self.full_closed {
+            // What the closed loop below does when the queue is full.
+            self.reuse_top = true;
+            let issue = self.outstanding.peek().expect("full queue").0;
+            let issue = issue.max(self.last_issue_at);
+            self.last_issue_at = issue;
+            return issue;
+        }
         if self.given {
             while self
                 .outstanding
@@ -154,6 +180,7 @@ impl Replay {
             *self.outstanding.peek_mut().expect("full queue") = Reverse(done_at);
         } else {
             self.outstanding.push(Reverse(done_at));
+            self.refresh_full();
         }
         debug_assert!(self.outstanding.len() <= self.queue_depth);
     }
