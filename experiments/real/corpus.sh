@@ -8,8 +8,9 @@
 # rocksdb-tools (db_bench), postgresql-15 and build-essential
 # (scripts/test.sh installs them as root), and a built ftlsim. ONLY="fio
 # sqlite" captures just those (fio, fio-zipf, sqlite, sqlite-journal,
-# rocksdb, rocksdb-heavy, mixed-rocksdb-gcc, postgres, sqlite-xfs, gcc;
-# mixed only when named). About 15 minutes.
+# rocksdb, rocksdb-heavy, mixed-rocksdb-gcc, mixed-sqlite-gcc, postgres,
+# sqlite-xfs, source-versions, gcc; mixed only when named). About 16
+# minutes.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 export DISCARD=off SUFFIX=-aged CORPUS=${CORPUS:-$(cd "$HERE/../.." && pwd)/traces/real}
