@@ -8,8 +8,9 @@
 # rocksdb-tools (db_bench), postgresql-15 and build-essential
 # (scripts/test.sh installs them as root), and a built ftlsim. ONLY="fio
 # sqlite" captures just those (fio, fio-zipf, sqlite, sqlite-journal,
-# rocksdb, rocksdb-heavy, mixed-rocksdb-gcc, postgres, sqlite-xfs, gcc;
-# mixed only when named). About 15 minutes.
+# rocksdb, rocksdb-heavy, mixed-rocksdb-gcc, mixed-sqlite-gcc, postgres,
+# sqlite-xfs, source-versions, gcc; mixed only when named). About 16
+# minutes.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 export DISCARD=off SUFFIX=-aged CORPUS=${CORPUS:-$(cd "$HERE/../.." && pwd)/traces/real}
@@ -71,6 +72,16 @@ if want mixed-rocksdb-gcc; then
     CAPTURE_ENV="SIZE=512MiB AGE_PCT=100 AGE_UNIT_PAGES=1 PARTS=rocksdb gcc NUM=100000 BENCHMARKS=$B DB_BENCH_ARGS=$A GCC_ROUNDS=3" \
         SCRIPT=mixed.sh SUFFIX=-rocksdb-gcc-aged SIZE=512MiB AGE_PCT=100 AGE_UNIT_PAGES=1 PARTS="rocksdb gcc" NUM=100000 \
         BENCHMARKS=$B DB_BENCH_ARGS="$A" GCC_ROUNDS=3 bash "$HERE/mixed.sh"
+fi
+if want mixed-sqlite-gcc; then
+    # The PCStream paper's second mix, SQLite + GCC, started together on
+    # the device of rocksdb-heavy (512 MiB, 4-48 KiB aging files, half
+    # deleted): the SQLite OLTP script of sqlite-xfs (WAL, 300 000
+    # accounts, 12 000 transactions) on ext4, and three GCC builds of
+    # zstd's lib/.
+    CAPTURE_ENV="SIZE=512MiB AGE_PCT=100 AGE_UNIT_PAGES=1 PARTS=sqlite gcc ROWS=300000 ROUNDS=12000 GCC_ROUNDS=3" \
+        SCRIPT=mixed.sh SUFFIX=-sqlite-gcc-aged SIZE=512MiB AGE_PCT=100 AGE_UNIT_PAGES=1 PARTS="sqlite gcc" \
+        ROWS=300000 ROUNDS=12000 GCC_ROUNDS=3 bash "$HERE/mixed.sh"
 fi
 if want postgres; then
     # PostgreSQL 15, pgbench TPC-B-like: scale 6 (600 000 accounts), 4
