@@ -70,8 +70,8 @@ fn schemes() -> Vec<PlacementSchemeConfig> {
 /// Every scheme with its defaults, as a config names it.
 fn defaults() -> Vec<PlacementSchemeConfig> {
     [
-        "nosep", "sepgc", "dac", "sfs", "multilog", "eti", "mq", "sfr", "fadac", "warcip", "sepbit",
-        "midas", "tworr",
+        "nosep", "sepgc", "dac", "sfs", "multilog", "eti", "mq", "sfr", "fadac", "warcip",
+        "sepbit", "midas", "tworr",
     ]
     .iter()
     .map(|t| toml::from_str(&format!("type = \"{t}\"")).unwrap())

@@ -134,9 +134,17 @@ pub const KEYS: &[(&str, Kind, &[&str])] = &[
         &["1", "2", "16"],
     ),
     ("ftl.placement_scheme.gc_age_base", Float, &["2.0", "4.0"]),
-    ("ftl.placement_scheme.max_groups", Uint(16), &["2", "4", "9"]),
+    (
+        "ftl.placement_scheme.max_groups",
+        Uint(16),
+        &["2", "4", "9"],
+    ),
     ("ftl.placement_scheme.initial_groups", Uint(16), &["1", "5"]),
-    ("ftl.placement_scheme.sampling_ratio", Uint(32), &["1", "100"]),
+    (
+        "ftl.placement_scheme.sampling_ratio",
+        Uint(32),
+        &["1", "100"],
+    ),
     (
         "ftl.placement_scheme.epoch_capacities",
         Float,

@@ -135,6 +135,9 @@ mod tests {
             VictimChoice::class_range(0, 64, VictimOrder::Oldest).classes,
             u64::MAX
         );
-        assert_eq!(VictimChoice::class_range(63, 64, VictimOrder::Oldest).classes, 1 << 63);
+        assert_eq!(
+            VictimChoice::class_range(63, 64, VictimOrder::Oldest).classes,
+            1 << 63
+        );
     }
 }

@@ -11,7 +11,9 @@
 //!   holding more sealed blocks than its size (a FIFO), else the best block
 //!   of the last group by the regime's score (MiDAS: greedy), the classes
 //!   past a shortened chain counting as its last group.
-//! * UID sampling: one LPN in `sampling_ratio` (LPN modulo, as MiDAS) has
+//! * UID sampling: one LPN in `sampling_ratio` (by a hash of the LPN;
+//!   MiDAS takes the LPNs that are multiples, which on a trace whose
+//!   hottest pages are the lowest LPNs samples the hottest of all) has
 //!   its update intervals counted in buckets of a block's worth of host
 //!   writes, from the end of the first logical space written (MiDAS skips
 //!   the sequential load) over epochs of `epoch_capacities` logical spaces.
@@ -32,6 +34,7 @@ use super::{
     VictimOrder,
 };
 use crate::config::PlacementSchemeConfig;
+use crate::hash::splitmix64;
 use model::Uid;
 
 /// A sampled LPN not written this epoch.
@@ -48,7 +51,9 @@ pub(crate) struct Midas {
     sizes: Option<Vec<u32>>,
     /// Sealed blocks of each class.
     sealed: Vec<u32>,
-    sampling_ratio: u32,
+    sampling_ratio: u64,
+    /// The sampled LPNs, in order.
+    sampled: Vec<u32>,
     /// Per sampled LPN, its last write this epoch (host page writes).
     last_write: Vec<u64>,
     uid: Uid,
@@ -78,7 +83,10 @@ impl ClassScheme for Midas {
         let logical = u64::from(space.logical_pages);
         let epoch_pages = ((logical as f64 * epoch_capacities).ceil() as u64).max(1);
         let buckets = (epoch_pages / u64::from(space.block_pages)) as usize + 1;
-        let sampled = space.logical_pages.div_ceil(sampling_ratio) as usize;
+        let sampling_ratio = u64::from(sampling_ratio);
+        let sampled: Vec<u32> = (0..space.logical_pages)
+            .filter(|&lpn| is_sampled(lpn, sampling_ratio))
+            .collect();
         Self {
             block_pages: space.block_pages,
             max_groups,
@@ -86,7 +94,8 @@ impl ClassScheme for Midas {
             sizes: None,
             sealed: vec![0; usize::from(max_groups)],
             sampling_ratio,
-            last_write: vec![UNSEEN; sampled],
+            last_write: vec![UNSEEN; sampled.len()],
+            sampled,
             uid: Uid::new(buckets),
             load_pages: logical,
             epoch_pages,
@@ -102,14 +111,16 @@ impl ClassScheme for Midas {
         let now = write.write_index;
         self.live_pages = write.live_pages;
         if now >= self.next_model_at {
-            self.model();
+            self.model(now);
             self.next_model_at = now + self.epoch_pages;
         }
         if now >= self.load_pages {
             self.epoch_user += 1;
             let lpn = write.lpn.get();
-            if lpn % self.sampling_ratio == 0 {
-                self.sample((lpn / self.sampling_ratio) as usize, now);
+            if is_sampled(lpn, self.sampling_ratio) {
+                if let Ok(index) = self.sampled.binary_search(&lpn) {
+                    self.sample(index, now);
+                }
             }
         }
         0
@@ -149,8 +160,13 @@ impl ClassScheme for Midas {
     }
 
     fn state_bytes(&self) -> usize {
-        self.last_write.len() * 8 + self.uid.counts.len() * 8 + self.sealed.len() * 4
+        self.last_write.len() * 12 + self.uid.counts.len() * 16 + self.sealed.len() * 4
     }
+}
+
+/// Whether `lpn` is one of the LPNs sampled, one in `ratio`.
+fn is_sampled(lpn: u32, ratio: u64) -> bool {
+    splitmix64(u64::from(lpn)) % ratio == 0
 }
 
 impl Midas {
@@ -170,11 +186,15 @@ impl Midas {
 
     /// The epoch's end: the model's best chain, applied if it beats the WA
     /// measured; then a new epoch.
-    fn model(&mut self) {
-        // Writes not updated again live past the histogram.
+    fn model(&mut self, now: u64) {
+        // Intervals still open: censored at their age.
         for t in &mut self.last_write {
             if *t != UNSEEN {
-                self.uid.beyond += 1;
+                let bucket = (now.saturating_sub(*t) / u64::from(self.block_pages)) as usize;
+                match self.uid.open.get_mut(bucket) {
+                    Some(c) => *c += 1,
+                    None => self.uid.beyond += 1,
+                }
                 *t = UNSEEN;
             }
         }

@@ -16,18 +16,22 @@
 //! life cannot hold them: no solution. WA is one plus the copies per user
 //! write.
 //!
-//! Intervals past the histogram (a page not rewritten within the epoch)
-//! are censored: `S` continues past the histogram as an exponential whose
-//! mean makes the mean interval the pages holding data (Little's law: a
-//! host write per unit of time, each page's data living one interval).
+//! An interval still open when the epoch ends is censored at its age:
+//! `S` is Kaplan and Meier's estimate over the histogram's buckets, and
+//! continues past the histogram as an exponential whose mean makes the mean
+//! interval the pages holding data (Little's law: a host write per unit of
+//! time, each page's data living one interval).
 
 /// The sampled update intervals, in buckets of a block's worth of host
 /// writes (MiDAS's interval unit, one segment).
 #[derive(Debug, Clone)]
 pub(super) struct Uid {
+    /// Intervals seen end (a rewrite), by bucket.
     pub counts: Vec<u64>,
-    /// Writes not updated within the histogram (longer, or not seen again
-    /// before the epoch ended): beyond every bucket.
+    /// Intervals still open at the epoch's end, by the bucket of their age
+    /// then (censored: longer than that).
+    pub open: Vec<u64>,
+    /// Intervals longer than the histogram, ended or not.
     pub beyond: u64,
 }
 
@@ -50,21 +54,25 @@ impl Uid {
     pub(super) fn new(buckets: usize) -> Self {
         Self {
             counts: vec![0; buckets],
+            open: vec![0; buckets],
             beyond: 0,
         }
     }
 
     pub(super) fn samples(&self) -> u64 {
-        self.counts.iter().sum::<u64>() + self.beyond
+        self.counts.iter().sum::<u64>() + self.open.iter().sum::<u64>() + self.beyond
     }
 
     pub(super) fn clear(&mut self) {
         self.counts.iter_mut().for_each(|c| *c = 0);
+        self.open.iter_mut().for_each(|c| *c = 0);
         self.beyond = 0;
     }
 
-    /// `None` without a sample. `live_pages`: the pages holding data, the
-    /// mean interval the censored tail is fitted to.
+    /// `None` without a sample. The survival is Kaplan and Meier's over
+    /// the buckets (an open interval counts as at risk up to its age);
+    /// past the histogram an exponential whose mean makes the mean
+    /// interval `live_pages`, the pages holding data.
     pub(super) fn survival(&self, bucket_pages: u64, live_pages: u64) -> Option<Survival> {
         let n = self.samples();
         if n == 0 {
@@ -73,27 +81,28 @@ impl Uid {
         let bp = bucket_pages as f64;
         let buckets = self.counts.len();
         let horizon = buckets as f64 * bp;
-        let mut left = n;
+        let mut at_risk = n;
         let mut at_bucket = Vec::with_capacity(buckets + 1);
         at_bucket.push(1.0);
-        let mut seen_mean = 0.0;
-        for (k, &c) in self.counts.iter().enumerate() {
-            left -= c;
-            at_bucket.push(left as f64 / n as f64);
-            seen_mean += c as f64 / n as f64 * (k as f64 + 0.5) * bp;
+        let mut surv = 1.0;
+        for (k, &died) in self.counts.iter().enumerate() {
+            if at_risk > 0 {
+                surv *= 1.0 - died as f64 / at_risk as f64;
+            }
+            at_bucket.push(surv);
+            at_risk -= died + self.open[k];
         }
-        let beyond = self.beyond as f64 / n as f64;
-        // The tail's mean past the horizon: at least a bucket.
-        let tail_mean = if beyond > 0.0 {
-            ((live_pages as f64 - seen_mean) / beyond - horizon).max(bp)
-        } else {
-            bp
-        };
         let mut rest = vec![0.0; buckets + 1];
-        rest[buckets] = beyond * tail_mean;
         for k in (0..buckets).rev() {
             rest[k] = rest[k + 1] + bp * (at_bucket[k] + at_bucket[k + 1]) / 2.0;
         }
+        let left = at_bucket[buckets];
+        let tail_mean = if left > 0.0 {
+            ((live_pages as f64 - rest[0]) / left).max(bp)
+        } else {
+            bp
+        };
+        rest.iter_mut().for_each(|r| *r += left * tail_mean);
         Some(Survival {
             at_bucket,
             rest,
@@ -231,6 +240,21 @@ mod tests {
         // The mean interval: 5 and 505, halves.
         assert!((s.rest(0.0) - 255.0).abs() < 1e-9, "{}", s.rest(0.0));
         assert!(Uid::new(4).survival(10, 0).is_none());
+    }
+
+    #[test]
+    fn an_open_interval_is_alive_up_to_its_age() {
+        // Four samples: one ends in bucket 0, one is open at bucket 1's
+        // age, two end in bucket 2: after bucket 0, 3 of 4 live; the open
+        // one leaves the risk set, and bucket 2 kills both others.
+        let mut uid = Uid::new(4);
+        uid.counts[0] = 1;
+        uid.open[1] = 1;
+        uid.counts[2] = 2;
+        let s = uid.survival(10, 0).expect("samples");
+        assert_eq!(s.at(10.0), 0.75);
+        assert_eq!(s.at(20.0), 0.75);
+        assert_eq!(s.at(30.0), 0.0);
     }
 
     #[test]
