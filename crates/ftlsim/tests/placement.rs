@@ -372,9 +372,9 @@ fn hot_cold_separators_beat_nosep_on_skew() {
 
 /// 2R and MiDAS, which put every user write in one class and choose GC's
 /// victims, write less than NoSep on Zipf 0.99 (2026-11-27: tworr 4.20, 33 %
-/// below nosep's 6.24 and below sepgc's 4.87; midas 5.98, 4 % below: its
-/// model applies late in this short run, and draining its oversized groups
-/// through GC costs more than the configuration saves before the end).
+/// below nosep's 6.24 and below sepgc's 4.87; midas 5.21, 17 % below: its
+/// model applies late in this short run, and the switch from the naive
+/// chain costs more than the configuration saves before the end).
 #[test]
 fn victim_choosing_schemes_beat_nosep_on_skew() {
     let nosep = zipf(Some(PlacementSchemeConfig::Nosep {}), FrontierMode::Shared);

@@ -22,10 +22,14 @@
 //!   predicts a WA below the one measured over the epoch
 //!   (`check_applying_config`); the histogram starts again.
 //!
+//! * A configuration applied to groups holding more blocks than their new
+//!   sizes moves the excess, the oldest, to the last group
+//!   (`decrease_group_size`): they are collected with it, their copies go
+//!   to it. (Their class stays; the scheme counts them per class, and a
+//!   reclaim of such a class counts against them first.)
+//!
 //! Not built: the hot filter and its group (MiDAS's G0), the error check
-//! that falls back to naive mode, the second search phase, and the shrink
-//! of a group by relabelling its blocks (`decrease_group_size`): here an
-//! oversized group drains through GC.
+//! that falls back to naive mode, and the second search phase.
 
 mod model;
 
@@ -51,6 +55,10 @@ pub(crate) struct Midas {
     sizes: Option<Vec<u32>>,
     /// Sealed blocks of each class.
     sealed: Vec<u32>,
+    /// Of them, those moved to the last group (the class's oldest).
+    moved: Vec<u32>,
+    /// The block being reclaimed is the last group's: its copies stay there.
+    copy_to_last: bool,
     sampling_ratio: u64,
     /// The sampled LPNs, in order.
     sampled: Vec<u32>,
@@ -93,6 +101,8 @@ impl ClassScheme for Midas {
             groups: initial_groups,
             sizes: None,
             sealed: vec![0; usize::from(max_groups)],
+            moved: vec![0; usize::from(max_groups)],
+            copy_to_last: false,
             sampling_ratio,
             last_write: vec![UNSEEN; sampled.len()],
             sampled,
@@ -130,7 +140,11 @@ impl ClassScheme for Midas {
         if write.now_pages > self.load_pages {
             self.epoch_gc += 1;
         }
-        (write.victim_class + 1).min(self.groups - 1)
+        let last = self.groups - 1;
+        if self.copy_to_last {
+            return last;
+        }
+        (write.victim_class + 1).min(last)
     }
 
     fn sealed(&mut self, _block: u32, class: u16, _valid_pages: &[crate::flash::Lpn]) {
@@ -138,7 +152,12 @@ impl ClassScheme for Midas {
     }
 
     fn reclaimed(&mut self, block: &Reclaimed) {
-        self.sealed[usize::from(block.class)] -= 1;
+        let c = usize::from(block.class);
+        self.sealed[c] -= 1;
+        self.copy_to_last = self.moved[c] > 0;
+        if self.copy_to_last {
+            self.moved[c] -= 1;
+        }
     }
 
     fn chooses_victims(&self) -> bool {
@@ -148,15 +167,22 @@ impl ClassScheme for Midas {
     fn victim_choice(&mut self, view: &[ClassBlocks]) -> Option<VictimChoice> {
         let sizes = self.sizes.as_ref()?;
         let last = self.groups - 1;
+        let mut moved = 0u64;
         for g in 0..last {
-            if view[usize::from(g)].sealed_blocks > sizes[usize::from(g)] {
+            let i = usize::from(g);
+            if view[i].sealed_blocks - self.moved[i].min(view[i].sealed_blocks) > sizes[i] {
                 return Some(VictimChoice::class_range(g, g + 1, VictimOrder::Oldest));
             }
+            if self.moved[i] > 0 {
+                moved |= 1 << g;
+            }
         }
+        let mut choice = VictimChoice::class_range(last, self.max_groups, VictimOrder::Score);
+        choice.classes |= moved;
         let any = view[usize::from(last)..]
             .iter()
             .any(|c| c.sealed_blocks > 0);
-        any.then(|| VictimChoice::class_range(last, self.max_groups, VictimOrder::Score))
+        (any || moved != 0).then_some(choice)
     }
 
     fn state_bytes(&self) -> usize {
@@ -166,7 +192,7 @@ impl ClassScheme for Midas {
 
 /// Whether `lpn` is one of the LPNs sampled, one in `ratio`.
 fn is_sampled(lpn: u32, ratio: u64) -> bool {
-    splitmix64(u64::from(lpn)) % ratio == 0
+    splitmix64(u64::from(lpn)).is_multiple_of(ratio)
 }
 
 impl Midas {
@@ -212,6 +238,13 @@ impl Midas {
         if let Some((sizes, wa)) = best {
             if sizes.len() >= 2 && wa < measured {
                 self.groups = sizes.len() as u16;
+                let last = sizes.len() - 1;
+                for (c, moved) in self.moved.iter_mut().enumerate() {
+                    *moved = match sizes.get(c) {
+                        Some(&size) if c < last => self.sealed[c].saturating_sub(size),
+                        _ => 0,
+                    };
+                }
                 self.sizes = Some(sizes);
                 self.predicted_wa = Some(wa);
             }
@@ -285,6 +318,38 @@ mod tests {
         let c = m.victim_choice(&view(&[4, 6, 50, 3])).expect("a choice");
         assert_eq!((c.classes, c.order), (0b1100, VictimOrder::Score));
         assert!(m.victim_choice(&view(&[4, 6, 0, 0])).is_none());
+    }
+
+    /// Blocks moved to the last group by a new configuration are collected
+    /// with it and copy into it, and leave their group's count.
+    #[test]
+    fn moved_blocks_belong_to_the_last_group() {
+        let mut m = midas(1.0);
+        m.groups = 3;
+        m.sizes = Some(vec![4, 6, 100]);
+        m.sealed = vec![4, 9, 50, 0];
+        m.moved = vec![0, 3, 0, 0];
+        // Group 1 holds 9, 3 of them moved: within its size of 6.
+        let c = m.victim_choice(&view(&[4, 9, 50, 0])).expect("a choice");
+        assert_eq!((c.classes, c.order), (0b1110, VictimOrder::Score));
+        let reclaim = |class| Reclaimed {
+            block: 0,
+            class,
+            lifespan_pages: 0,
+            valid_pages: 0,
+            gc: true,
+        };
+        m.reclaimed(&reclaim(1));
+        assert_eq!((m.sealed[1], m.moved[1]), (8, 2));
+        let gc = super::GcWrite {
+            lpn: Lpn::new(0),
+            victim_class: 1,
+            age_pages: 0,
+            now_pages: 0,
+        };
+        assert_eq!(m.gc_class(&gc), 2);
+        m.reclaimed(&reclaim(0));
+        assert_eq!(m.gc_class(&super::GcWrite { victim_class: 0, ..gc }), 1);
     }
 
     /// A hot tenth rewritten often and a cold rest: the model splits off
