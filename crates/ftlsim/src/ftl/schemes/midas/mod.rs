@@ -28,8 +28,14 @@
 //!   to it. (Their class stays; the scheme counts them per class, and a
 //!   reclaim of such a class counts against them first.)
 //!
-//! Not built: the hot filter and its group (MiDAS's G0), the error check
-//! that falls back to naive mode, and the second search phase.
+//! * The error check, at the level of the WA: an epoch run with a
+//!   configuration that measured more than `ERROR_MARGIN` above the
+//!   model's prediction goes back to naive mode (MiDAS compares each
+//!   group's valid ratio with the model's, within 0.1), and the epoch's
+//!   model is not applied.
+//!
+//! Not built: the hot filter and its group (MiDAS's G0) and the second
+//! search phase.
 
 mod model;
 
@@ -41,6 +47,10 @@ use crate::config::PlacementSchemeConfig;
 use crate::hash::splitmix64;
 use model::Uid;
 
+/// A configuration whose epoch measured this much above its prediction
+/// (relatively) is dropped for naive mode.
+const ERROR_MARGIN: f64 = 0.1;
+
 /// A sampled LPN not written this epoch.
 const UNSEEN: u64 = u64::MAX;
 
@@ -50,6 +60,8 @@ pub(crate) struct Midas {
     max_groups: u16,
     /// Groups in the chain now.
     groups: u16,
+    /// Groups in naive mode.
+    initial_groups: u16,
     /// Sealed blocks per group when configured (the last entry's is the
     /// rest); `None` before the first model applies.
     sizes: Option<Vec<u32>>,
@@ -99,6 +111,7 @@ impl ClassScheme for Midas {
             block_pages: space.block_pages,
             max_groups,
             groups: initial_groups,
+            initial_groups,
             sizes: None,
             sealed: vec![0; usize::from(max_groups)],
             moved: vec![0; usize::from(max_groups)],
@@ -229,6 +242,11 @@ impl Midas {
         } else {
             (self.epoch_user + self.epoch_gc) as f64 / self.epoch_user as f64
         };
+        if self.predicted_wa.is_some_and(|p| measured > p * (1.0 + ERROR_MARGIN)) {
+            self.naive();
+            self.new_epoch();
+            return;
+        }
         let total: u32 = self.sealed.iter().sum();
         let best = self
             .uid
@@ -249,9 +267,22 @@ impl Midas {
                 self.predicted_wa = Some(wa);
             }
         }
+        self.new_epoch();
+    }
+
+    fn new_epoch(&mut self) {
         self.uid.clear();
         self.epoch_user = 0;
         self.epoch_gc = 0;
+    }
+
+    /// Back to naive mode: the regime's victims, the initial chain; blocks
+    /// stay in their classes (those past the chain count as its last).
+    fn naive(&mut self) {
+        self.sizes = None;
+        self.groups = self.initial_groups;
+        self.moved.iter_mut().for_each(|m| *m = 0);
+        self.predicted_wa = None;
     }
 }
 
@@ -397,5 +428,19 @@ mod tests {
             gc: true,
         });
         assert_eq!(m.sealed[0], 139);
+        // The next epoch measures WA 5 under a prediction below 3: back to
+        // naive mode, and that epoch's model is not applied.
+        while now < 1000 + 2000 + 2000 + 1 {
+            m.user_class(&UserWrite {
+                lpn: Lpn::new((now % 1000) as u32),
+                write_index: now,
+                lifespan_pages: Some(1),
+                live_pages: 1000,
+            });
+            m.epoch_gc += 4;
+            now += 1;
+        }
+        assert!(m.sizes.is_none() && m.predicted_wa.is_none());
+        assert_eq!(m.groups, 3);
     }
 }
