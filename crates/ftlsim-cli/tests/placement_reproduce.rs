@@ -1,7 +1,8 @@
 //! `ftlsim reproduce placement` (docs/placement.md): a piece of its quick
 //! grid, its structure (a variant per placement scheme the code lists, the
 //! WA and GC count of each), and the directions that hold: in SepBIT's log
-//! regime fk is at or below every scheme, and sepbit below nosep on skew.
+//! regime fk is at or below every scheme, and sepbit, tworr and midas below
+//! nosep on skew.
 //! On ftlsim's SSD fk is no lower bound (its classes see six blocks ahead
 //! of a space hundreds of blocks wide), and nothing is asserted of it there.
 
@@ -64,7 +65,9 @@ fn placement_quick_has_every_scheme_and_the_oracle_below_them_in_the_log_regime(
             assert!(fk <= wa(w, s), "{name}: fk {fk} above {s} {}", wa(w, s));
         }
         if name.starts_with("a1.0") {
-            assert!(wa(w, "sepbit") < wa(w, "nosep"), "{name}");
+            for s in ["sepbit", "tworr", "midas"] {
+                assert!(wa(w, s) < wa(w, "nosep"), "{name}: {s}");
+            }
         }
     }
 }

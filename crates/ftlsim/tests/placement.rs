@@ -53,17 +53,35 @@ fn schemes() -> Vec<PlacementSchemeConfig> {
         },
         // Driven page by page there is no pre-pass: every write is class 0.
         Fk { classes: 6 },
+        // Epochs of one logical space, every LPN sampled: the model runs
+        // and its chain takes victims many times in a test's writes.
+        Midas {
+            max_groups: 4,
+            initial_groups: 3,
+            sampling_ratio: 1,
+            epoch_capacities: 1.0,
+        },
+        Tworr {
+            min_region_garbage_blocks: 1,
+        },
     ]
 }
 
 /// Every scheme with its defaults, as a config names it.
 fn defaults() -> Vec<PlacementSchemeConfig> {
     [
-        "nosep", "sepgc", "dac", "sfs", "multilog", "eti", "mq", "sfr", "fadac", "warcip", "sepbit",
+        "nosep", "sepgc", "dac", "sfs", "multilog", "eti", "mq", "sfr", "fadac", "warcip",
+        "sepbit", "midas", "tworr",
     ]
     .iter()
     .map(|t| toml::from_str(&format!("type = \"{t}\"")).unwrap())
     .collect()
+}
+
+/// The defaults whose classes fit `small`'s spare blocks (MiDAS's nine
+/// groups do not: it is there with four, in `schemes`).
+fn small_defaults() -> impl Iterator<Item = PlacementSchemeConfig> {
+    defaults().into_iter().filter(|s| s.classes() <= 6)
 }
 
 /// 32 blocks of 8 pages, a quarter spare: room for six class frontiers.
@@ -189,7 +207,7 @@ proptest! {
 
     #[test]
     fn every_scheme_matches_the_model_request_by_request(r in requests(LOGICAL, 1500)) {
-        for scheme in schemes().into_iter().chain(defaults()) {
+        for scheme in schemes().into_iter().chain(small_defaults()) {
             drive_requests(&small(scheme), &r)?;
         }
     }
@@ -217,7 +235,7 @@ fn long_request_runs_match_the_model_for_every_scheme() {
             }
         })
         .collect();
-    for scheme in schemes().into_iter().chain(defaults()) {
+    for scheme in schemes().into_iter().chain(small_defaults()) {
         drive_requests(&small(scheme), &reqs).unwrap_or_else(|e| panic!("{scheme:?}: {e}"));
     }
 }
@@ -336,7 +354,9 @@ fn hot_cold_separators_beat_nosep_on_skew() {
     let mut sepbit = 0.0;
     for scheme in defaults() {
         let name = scheme.name();
-        if matches!(name, "nosep" | "sepgc") {
+        // tworr and midas place user writes in one class (their own test
+        // is below).
+        if matches!(name, "nosep" | "sepgc" | "tworr" | "midas") {
             continue;
         }
         let waf = zipf(Some(scheme), FrontierMode::Shared);
@@ -348,6 +368,21 @@ fn hot_cold_separators_beat_nosep_on_skew() {
         }
     }
     assert!(sepbit < sfr, "sepbit {sepbit}, sfr {sfr}");
+}
+
+/// 2R and MiDAS, which put every user write in one class and choose GC's
+/// victims, write less than NoSep on Zipf 0.99 (2026-11-27: tworr 4.20, 33 %
+/// below nosep's 6.24 and below sepgc's 4.87; midas 5.21, 17 % below: its
+/// model applies late in this short run, and the switch from the naive
+/// chain costs more than the configuration saves before the end).
+#[test]
+fn victim_choosing_schemes_beat_nosep_on_skew() {
+    let nosep = zipf(Some(PlacementSchemeConfig::Nosep {}), FrontierMode::Shared);
+    for name in ["tworr", "midas"] {
+        let scheme: PlacementSchemeConfig = toml::from_str(&format!("type = \"{name}\"")).unwrap();
+        let waf = zipf(Some(scheme), FrontierMode::Shared);
+        assert!(waf < nosep, "{name} {waf} against nosep {nosep}");
+    }
 }
 
 fn refused(toml_text: &str) -> (String, String) {
@@ -398,6 +433,11 @@ fn bad_scheme_keys_are_refused_by_name() {
         ("fadac", "classes", "\"six\"", "0"),
         ("warcip", "classes", "{}", "1"),
         ("warcip", "split_merge_period_segments", "\"256\"", "0"),
+        ("midas", "max_groups", "\"9\"", "1"),
+        ("midas", "initial_groups", "true", "0"),
+        ("midas", "sampling_ratio", "1.5", "0"),
+        ("midas", "epoch_capacities", "\"4\"", "0.0"),
+        ("tworr", "min_region_garbage_blocks", "[1]", "0"),
     ] {
         let head = format!("[ftl.placement_scheme]\ntype = \"{scheme}\"\n");
         let (where_, msg) = refused(&format!("{head}{key} = {bad_type}\n"));
@@ -490,7 +530,7 @@ fn log_zipf(scheme: &str, seed: u64) -> String {
 /// Same config and seed, same bytes; another seed, another run.
 #[test]
 fn the_log_regime_is_deterministic() {
-    for scheme in ["nosep", "sepbit", "fk"] {
+    for scheme in ["nosep", "sepbit", "fk", "midas", "tworr"] {
         assert_eq!(log_zipf(scheme, 7), log_zipf(scheme, 7), "{scheme}");
         assert_ne!(log_zipf(scheme, 7), log_zipf(scheme, 8), "{scheme}");
     }

@@ -91,7 +91,7 @@ pub const KEYS: &[(&str, Kind, &[&str])] = &[
         "ftl.placement_scheme.type",
         Enum(&[
             "nosep", "sepgc", "dac", "sfs", "multilog", "eti", "mq", "sfr", "fadac", "warcip",
-            "sepbit", "fk",
+            "sepbit", "fk", "midas", "tworr",
         ]),
         &[],
     ),
@@ -134,6 +134,27 @@ pub const KEYS: &[(&str, Kind, &[&str])] = &[
         &["1", "2", "16"],
     ),
     ("ftl.placement_scheme.gc_age_base", Float, &["2.0", "4.0"]),
+    (
+        "ftl.placement_scheme.max_groups",
+        Uint(16),
+        &["2", "4", "9"],
+    ),
+    ("ftl.placement_scheme.initial_groups", Uint(16), &["1", "5"]),
+    (
+        "ftl.placement_scheme.sampling_ratio",
+        Uint(32),
+        &["1", "100"],
+    ),
+    (
+        "ftl.placement_scheme.epoch_capacities",
+        Float,
+        &["0.5", "4.0"],
+    ),
+    (
+        "ftl.placement_scheme.min_region_garbage_blocks",
+        Uint(32),
+        &["1", "4"],
+    ),
     ("ftl.regime", Enum(&["ssd", "log"]), &[]),
     (
         "ftl.log_gc_garbage_threshold",

@@ -170,7 +170,7 @@ fn placement() -> Vec<Case> {
     let small: &[&str] = &["device.blocks=256", "device.pages_per_block=64"];
     let schemes = [
         "nosep", "sepgc", "dac", "sfs", "multilog", "eti", "mq", "sfr", "fadac", "warcip",
-        "sepbit", "fk",
+        "sepbit", "fk", "midas", "tworr",
     ];
     let mut cases: Vec<Case> = schemes
         .iter()

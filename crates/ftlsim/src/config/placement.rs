@@ -133,6 +133,45 @@ pub enum PlacementSchemeConfig {
         #[serde(default = "default_warcip_period")]
         split_merge_period_segments: u32,
     },
+    /// MiDAS (Oh et al., "MiDAS: Minimizing Write Amplification in
+    /// Log-Structured Systems through Adaptive Group Number and Size
+    /// Configuration", FAST'24): a chain of groups; user writes enter the
+    /// first, a GC write moves one group on (the last keeps its own). GC
+    /// takes the oldest block of the first group over its size, else the
+    /// last group's best. Every `epoch_capacities` logical spaces written,
+    /// the update intervals of one LPN in `sampling_ratio` give a model of
+    /// each group's valid ratio, and the group count and sizes it predicts
+    /// best are applied when they beat the WA measured (docs/placement.md:
+    /// the model is simplified from MiDAS's Markov chain).
+    Midas {
+        /// Groups at most, each a class (9: MiDAS searches 2 to 9).
+        #[serde(default = "default_midas_max_groups")]
+        max_groups: u16,
+        /// Groups before the first model, GC taking the regime's victim
+        /// (MiDAS's `GNUMBER`, 5).
+        #[serde(default = "default_midas_initial_groups")]
+        initial_groups: u16,
+        /// One LPN in this many is sampled for update intervals (100).
+        #[serde(default = "default_midas_sampling_ratio")]
+        sampling_ratio: u32,
+        /// Logical spaces written per model epoch, after the first logical
+        /// space (4: MiDAS's `TIME_WINDOW`, 4 × the device's GB).
+        #[serde(default = "default_midas_epoch")]
+        epoch_capacities: f64,
+    },
+    /// 2R (Haas and Leis, SSD-iq, "2R-greedy" of its simulator): two
+    /// regions, user writes in the normal one (class 0), every GC write in
+    /// the cold one (class 1). GC takes the greedy victim of the cold
+    /// region when it holds `min_region_garbage_blocks` blocks' worth of
+    /// invalid pages and the normal region's best block is no emptier (or
+    /// the normal region holds less garbage than that), else the normal
+    /// region's.
+    Tworr {
+        /// A region holding fewer invalid pages than this many blocks' worth
+        /// is not collected while the other one is (1: a block's pages).
+        #[serde(default = "default_tworr_min_garbage")]
+        min_region_garbage_blocks: u32,
+    },
     /// Future knowledge: a write's class is its page's remaining lifespan
     /// in blocks' worth of host writes, capped at the last class, for user
     /// and GC writes alike (SepBIT's FK). The lifespans come from a
@@ -183,6 +222,26 @@ fn default_warcip_period() -> u32 {
     256
 }
 
+fn default_midas_max_groups() -> u16 {
+    9
+}
+
+fn default_midas_initial_groups() -> u16 {
+    5
+}
+
+fn default_midas_sampling_ratio() -> u32 {
+    100
+}
+
+fn default_midas_epoch() -> f64 {
+    4.0
+}
+
+fn default_tworr_min_garbage() -> u32 {
+    1
+}
+
 fn default_lifespan_window() -> u32 {
     16
 }
@@ -206,6 +265,8 @@ impl PlacementSchemeConfig {
             Self::Fadac { .. } => "fadac",
             Self::Warcip { .. } => "warcip",
             Self::Sepbit { .. } => "sepbit",
+            Self::Midas { .. } => "midas",
+            Self::Tworr { .. } => "tworr",
             Self::Fk { .. } => "fk",
         }
     }
@@ -224,6 +285,8 @@ impl PlacementSchemeConfig {
             | Self::Warcip { classes, .. } => *classes,
             Self::Eti { .. } => 3,
             Self::Sepbit { .. } => 6,
+            Self::Midas { max_groups, .. } => *max_groups,
+            Self::Tworr { .. } => 2,
             Self::Fk { classes } => *classes,
         }
     }
@@ -310,6 +373,37 @@ impl PlacementSchemeConfig {
                 check_classes(classes, 2)?;
                 check_positive("split_merge_period_segments", split_merge_period_segments)
             }
+            Self::Tworr {
+                min_region_garbage_blocks,
+            } => check_positive("min_region_garbage_blocks", min_region_garbage_blocks),
+            Self::Midas {
+                max_groups,
+                initial_groups,
+                sampling_ratio,
+                epoch_capacities,
+            } => {
+                // Two at least: a chain of one is nosep.
+                if !(2..=MAX_CLASSES).contains(&max_groups) {
+                    return Err(ConfigError::new(
+                        format!("{KEY}.max_groups"),
+                        format!("{max_groups} is outside 2..={MAX_CLASSES}"),
+                    ));
+                }
+                if !(1..=max_groups).contains(&initial_groups) {
+                    return Err(ConfigError::new(
+                        format!("{KEY}.initial_groups"),
+                        format!("{initial_groups} is outside 1..={max_groups} (max_groups)"),
+                    ));
+                }
+                check_positive("sampling_ratio", sampling_ratio)?;
+                if !(epoch_capacities > 0.0 && epoch_capacities <= MAX_MIDAS_EPOCH) {
+                    return Err(ConfigError::new(
+                        format!("{KEY}.epoch_capacities"),
+                        format!("{epoch_capacities} is outside (0, {MAX_MIDAS_EPOCH}]"),
+                    ));
+                }
+                Ok(())
+            }
             Self::Sepbit {
                 lifespan_window_segments,
                 gc_age_base,
@@ -336,6 +430,10 @@ const KEY: &str = "ftl.placement_scheme";
 
 /// ETI's extents at most.
 const MAX_ETI_EXTENTS: u32 = 1 << 20;
+
+/// MiDAS's epoch at most, in logical spaces (its histogram has a bucket
+/// per block of writes in an epoch).
+const MAX_MIDAS_EPOCH: f64 = 1024.0;
 
 /// SFS's rounds of quantisation at most.
 const MAX_SFS_ITERATIONS: u32 = 64;

@@ -59,8 +59,12 @@ impl Ssd {
                 // Reclaiming a fully valid block gains nothing. A policy that
                 // chooses the emptiest block (greedy) says nothing can be gained
                 // at all; others may have chosen badly, so give them one full pass.
+                // So may a placement scheme that chooses victims (MiDAS moves
+                // a full block on to its next group).
                 fruitless += 1;
-                if self.victims.emptiest_first() || fruitless > self.geo.blocks {
+                let emptiest = self.victims.emptiest_first()
+                    && !self.classes.as_ref().is_some_and(|c| c.chooses_victims());
+                if emptiest || fruitless > self.geo.blocks {
                     self.victim_insert(victim);
                     return Err(SimError::DeviceFull {
                         closed_blocks: self.victims_len(),

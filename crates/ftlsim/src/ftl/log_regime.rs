@@ -20,7 +20,7 @@
 use super::gc::Reclaim;
 use super::Ssd;
 use crate::error::SimError;
-use crate::flash::{BlockState, NO_BLOCK};
+use crate::flash::{BlockState, BlockTable, NO_BLOCK};
 use crate::plan::{LogPlan, LogSelection};
 
 impl Ssd {
@@ -34,7 +34,16 @@ impl Ssd {
         if log_pages == 0 || (sealed_invalid as f64 / log_pages as f64) <= plan.garbage_threshold {
             return Ok(());
         }
-        let Some(victim) = self.log_victim(&plan) else {
+        let by_scheme = match &mut self.classes {
+            Some(c) if c.chooses_victims() => {
+                let (blocks, now, ppb) = (&self.blocks, self.now_pages, self.geo.pages_per_block);
+                c.scheme_victim(blocks, 0..self.geo.blocks, |i| {
+                    log_score(blocks, i, ppb, now, &plan)
+                })
+            }
+            _ => None,
+        };
+        let Some(victim) = by_scheme.or_else(|| self.log_victim(&plan)) else {
             return Ok(());
         };
         self.victims.remove(victim, &self.blocks);
@@ -72,23 +81,8 @@ impl Ssd {
             if self.blocks.state[i] != BlockState::Full {
                 continue;
             }
-            let invalid = ppb - self.blocks.valid[i];
-            // As SepBIT computes it, so that the threshold compares alike.
-            let gp = f64::from(invalid) / f64::from(ppb);
-            if invalid == 0 || gp < plan.garbage_threshold {
+            let Some(score) = log_score(&self.blocks, i, ppb, self.now_pages, plan) else {
                 continue;
-            }
-            let score = match plan.selection {
-                LogSelection::Greedy => gp,
-                LogSelection::CostBenefit => {
-                    let u = 1.0 - gp;
-                    if u == 0.0 {
-                        f64::MAX
-                    } else {
-                        let age = self.now_pages.saturating_sub(self.blocks.last_write_at[i]);
-                        (1.0 - u) / u * (age as f64).sqrt()
-                    }
-                }
             };
             let seq = self.blocks.seq[i];
             let better = match best {
@@ -101,6 +95,29 @@ impl Ssd {
         }
         best.map(|(_, _, b)| b)
     }
+}
+
+/// The score of full block `i` as a log-regime victim, higher first; `None`
+/// for a block without an invalid page or below the threshold.
+fn log_score(blocks: &BlockTable, i: usize, ppb: u32, now: u64, plan: &LogPlan) -> Option<f64> {
+    let invalid = ppb - blocks.valid[i];
+    // As SepBIT computes it, so that the threshold compares alike.
+    let gp = f64::from(invalid) / f64::from(ppb);
+    if invalid == 0 || gp < plan.garbage_threshold {
+        return None;
+    }
+    Some(match plan.selection {
+        LogSelection::Greedy => gp,
+        LogSelection::CostBenefit => {
+            let u = 1.0 - gp;
+            if u == 0.0 {
+                f64::MAX
+            } else {
+                let age = now.saturating_sub(blocks.last_write_at[i]);
+                (1.0 - u) / u * (age as f64).sqrt()
+            }
+        }
+    })
 }
 
 #[cfg(test)]

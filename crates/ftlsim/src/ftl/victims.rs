@@ -17,14 +17,40 @@ impl Ssd {
         .insert(block, &self.blocks);
     }
 
-    /// GC's next victim in reclaim group `group` (0 without FDP).
+    /// GC's next victim in reclaim group `group` (0 without FDP). A
+    /// placement scheme with the victim hook may choose it instead (one
+    /// test per GC, and no scan, without such a scheme).
     #[inline]
     pub(super) fn choose_victim(&mut self, group: u32) -> Option<u32> {
+        if self.classes.as_ref().is_some_and(|c| c.chooses_victims()) {
+            if let Some(victim) = self.scheme_victim(group) {
+                return Some(victim);
+            }
+        }
         let index = match group {
             0 => &mut self.victims,
             g => &mut self.group_victims[g as usize - 1],
         };
         index.choose(&self.blocks, &mut self.gc_rng, self.now_pages)
+    }
+
+    /// The placement scheme's victim in `group`, taken out of its victim
+    /// index; by score, greedy (the fewest valid pages, a block with an
+    /// invalid one) among the classes it names (`schemes/victim_choice.rs`),
+    /// or `None` for the policy's own.
+    #[cold]
+    #[inline(never)]
+    fn scheme_victim(&mut self, group: u32) -> Option<u32> {
+        let first = group * self.group_blocks;
+        let end = (first + self.group_blocks).min(self.geo.blocks);
+        let (blocks, ppb) = (&self.blocks, self.geo.pages_per_block);
+        let classes = self.classes.as_mut()?;
+        let victim = classes.scheme_victim(blocks, first..end, |b| {
+            let valid = blocks.valid[b];
+            (valid < ppb).then(|| -f64::from(valid))
+        })?;
+        self.take_victim(victim);
+        Some(victim)
     }
 
     pub(super) fn group_victims_mut(&mut self, group: u32) -> &mut VictimIndex {
