@@ -18,6 +18,7 @@
 //! invalid pages are their pages less the valid pages outside open blocks.
 
 use super::gc::Reclaim;
+use super::victims::BestBlock;
 use super::Ssd;
 use crate::error::SimError;
 use crate::flash::{BlockState, BlockTable, NO_BLOCK};
@@ -75,7 +76,7 @@ impl Ssd {
     /// the first). Ties go to the block opened first.
     fn log_victim(&self, plan: &LogPlan) -> Option<u32> {
         let ppb = self.geo.pages_per_block;
-        let mut best: Option<(f64, u64, u32)> = None;
+        let mut best = BestBlock::default();
         for b in 0..self.geo.blocks {
             let i = b as usize;
             if self.blocks.state[i] != BlockState::Full {
@@ -84,16 +85,9 @@ impl Ssd {
             let Some(score) = log_score(&self.blocks, i, ppb, self.now_pages, plan) else {
                 continue;
             };
-            let seq = self.blocks.seq[i];
-            let better = match best {
-                None => true,
-                Some((s, q, _)) => score > s || (score == s && seq < q),
-            };
-            if better {
-                best = Some((score, seq, b));
-            }
+            best.offer(score, self.blocks.seq[i], b);
         }
-        best.map(|(_, _, b)| b)
+        best.block()
     }
 }
 

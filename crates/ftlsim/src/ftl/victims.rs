@@ -4,6 +4,33 @@
 use super::Ssd;
 use crate::segments::VictimIndex;
 
+/// The best of the blocks offered by a score, higher first, ties to the
+/// block opened first (the lower sequence number): how the log regime and a
+/// scheme's victim choice scan for SepBIT's victim.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct BestBlock {
+    best: Option<(f64, u64, u32)>,
+}
+
+impl BestBlock {
+    /// Offers `block`, opened as `seq`, at `score`.
+    #[inline]
+    pub(crate) fn offer(&mut self, score: f64, seq: u64, block: u32) {
+        let better = match self.best {
+            None => true,
+            Some((s, q, _)) => score > s || (score == s && seq < q),
+        };
+        if better {
+            self.best = Some((score, seq, block));
+        }
+    }
+
+    /// The best block offered, if any.
+    pub(crate) fn block(self) -> Option<u32> {
+        self.best.map(|(_, _, b)| b)
+    }
+}
+
 impl Ssd {
     /// Puts a full block into its reclaim group's victim index.
     #[inline]

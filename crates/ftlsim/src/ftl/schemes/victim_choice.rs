@@ -15,6 +15,7 @@ use std::ops::Range;
 
 use super::Classes;
 use crate::flash::{BlockState, BlockTable};
+use crate::ftl::victims::BestBlock;
 
 /// The sealed (full) blocks of one class, as GC is about to choose.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -96,7 +97,7 @@ impl Classes {
             v.fewest_valid = v.fewest_valid.min(blocks.valid[i]);
         }
         let choice = self.scheme.victim_choice(&self.view)?;
-        let mut best: Option<(f64, u64, u32)> = None;
+        let mut best = BestBlock::default();
         for b in range {
             let i = b as usize;
             if blocks.state[i] != BlockState::Full || !choice.has(self.block_class[i]) {
@@ -109,16 +110,9 @@ impl Classes {
                     None => continue,
                 },
             };
-            let seq = blocks.seq[i];
-            let better = match best {
-                None => true,
-                Some((bs, bq, _)) => s > bs || (s == bs && seq < bq),
-            };
-            if better {
-                best = Some((s, seq, b));
-            }
+            best.offer(s, blocks.seq[i], b);
         }
-        best.map(|(_, _, b)| b)
+        best.block()
     }
 }
 
