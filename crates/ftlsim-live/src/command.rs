@@ -22,6 +22,10 @@ pub const GRACE: Duration = Duration::from_secs(3);
 /// How often the wait looks at the child and at the interrupt flag.
 const POLL: Duration = Duration::from_millis(20);
 
+/// The most a stop waits for SIGKILLed members to exit (they close their
+/// files on the mount as they do).
+const KILL_WAIT: Duration = Duration::from_secs(2);
+
 /// How the command ended.
 #[derive(Debug, Clone, Copy)]
 pub enum Ended {
@@ -137,6 +141,14 @@ fn stop_group(child: &mut Child, group: libc::pid_t, signal: i32) -> Result<Ende
     let killed = group_alive(group);
     if killed {
         signal_group(group, libc::SIGKILL);
+        // SIGKILL is delivered at once, but a member lets go of its files
+        // only as it exits: until then the unmount finds the mount busy
+        // (seen in the tests: "umount: target is busy"). Wait, bounded,
+        // until only zombies are left.
+        let deadline = Instant::now() + KILL_WAIT;
+        while group_alive(group) && Instant::now() < deadline {
+            std::thread::sleep(POLL);
+        }
     }
     let status = match status {
         Some(s) => s,
@@ -144,8 +156,8 @@ fn stop_group(child: &mut Child, group: libc::pid_t, signal: i32) -> Result<Ende
             .wait()
             .io_context(|| "waiting for the command".into())?,
     };
-    // Members other than the leader are reaped by init; SIGKILL has
-    // already made them let go of their files.
+    // Members other than the leader are reaped by init; those SIGKILLed
+    // have exited (above), so they hold no file on the mount.
     Ok(Ended::Stopped {
         signal,
         status,
