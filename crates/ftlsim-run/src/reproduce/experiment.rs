@@ -227,11 +227,13 @@ fn build_config(
         let literal = toml::Value::String(path.to_string());
         crate::load::apply_set(&mut table, &format!("workload.trace.path={literal}"))?;
     }
-    // Sizes scale synthetic workloads; a trace sets its own scale.
-    let size = if opts.quick {
-        ("sizes.quick", &spec.sizes.quick)
+    // Sizes scale synthetic workloads; a trace sets its own scale. The
+    // workload's own overrides for the size apply either way.
+    let (wi, w) = workload;
+    let (size, own) = if opts.quick {
+        (("sizes.quick", &spec.sizes.quick), &w.sizes.quick)
     } else {
-        ("sizes.full", &spec.sizes.full)
+        (("sizes.full", &spec.sizes.full), &w.sizes.full)
     };
     let synthetic = trace.is_none();
     if synthetic {
@@ -240,16 +242,9 @@ fn build_config(
                 .with_context(|| format!("{}: key `{}.sets`", exp.origin, size.0))?;
         }
     }
-    // The workload's own, traced or not: its author named them for it.
-    let (w, ws) = workload;
-    let own = if opts.quick {
-        &ws.sizes.quick
-    } else {
-        &ws.sizes.full
-    };
     for s in own {
         crate::load::apply_set(&mut table, s)
-            .with_context(|| format!("{}: key `workloads[{w}].{}`", exp.origin, size.0))?;
+            .with_context(|| format!("{}: key `workloads[{wi}].{}`", exp.origin, size.0))?;
     }
     for s in &opts.sets {
         crate::load::apply_set(&mut table, s)?;
