@@ -339,9 +339,9 @@ fn bad_stack_input_is_named() {
     // only a hex number.
     let hex = write(
         "hex.toml",
-        "[[host.layers]]\ntype = \"manual\"\nmap = [[\"0x12g\", 1]]\n",
+        "[[host.layers]]\ntype = \"manual\"\nmap = [[1, 1], [\"0x12g\", 1]]\n",
     );
-    assert_rejected(&["run", &hex], "host.layers[0]");
+    assert_rejected(&["run", &hex], "host.layers[0]`: map[1]");
     assert_rejected(&["run", &hex], "\"0x12g\"");
     assert_rejected(
         &[

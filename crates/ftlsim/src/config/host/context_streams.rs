@@ -99,9 +99,28 @@ pub mod map_entries {
         }
     }
 
+    /// The pairs, an error naming the pair (`map[i]`) it is in: a map of
+    /// captured PCs runs to dozens of lines.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<[u64; 2]>, D::Error> {
-        let pairs = Vec::<(Written, u64)>::deserialize(d)?;
-        Ok(pairs.into_iter().map(|(c, stream)| [c.0, stream]).collect())
+        struct Pairs;
+        impl<'de> Visitor<'de> for Pairs {
+            type Value = Vec<[u64; 2]>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list of [context, stream] pairs")
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                loop {
+                    let i = out.len();
+                    match seq.next_element::<(Written, u64)>() {
+                        Ok(Some((c, stream))) => out.push([c.0, stream]),
+                        Ok(None) => return Ok(out),
+                        Err(e) => return Err(de::Error::custom(format_args!("map[{i}]: {e}"))),
+                    }
+                }
+            }
+        }
+        d.deserialize_seq(Pairs)
     }
 
     pub fn serialize<S: Serializer>(map: &[[u64; 2]], s: S) -> Result<S::Ok, S::Error> {
