@@ -13,17 +13,26 @@
 //! zeroed and left behind; the live times move back down to the front only
 //! when the spare slots after them run out.
 
-/// Times looked at, without a branch, to find a new one's place; one that
-/// goes before all of them takes a binary search and a `memmove`.
+/// Times looked at, without a branch, to find a new one's place. One that
+/// goes before all of them (about one in four at queue depth 32) looks at
+/// the `WINDOW` below them the same way; only one that goes before those
+/// too takes a binary search and a `memmove`.
 const WINDOW: usize = 4;
+
+/// Zeros before the first live time: both windows may reach below it.
+const FRONT: usize = 2 * WINDOW;
 
 /// Slots a fast insertion's view spans: the last `WINDOW` times, and the
 /// `WINDOW + 1` after them that the fixed-size move may write.
 const VIEW: usize = 2 * WINDOW + 1;
 
+/// Slots [`Outstanding::insert_beyond`]'s view spans: the last `2 WINDOW`
+/// times and the same spare slots.
+const BEYOND: usize = 3 * WINDOW + 1;
+
 #[derive(Debug, Clone)]
 pub struct Outstanding {
-    /// `WINDOW` zeros, then slots already taken (zeroed), then the live
+    /// `FRONT` zeros, then slots already taken (zeroed), then the live
     /// times ascending in `head..end`, then spare slots. Every slot before
     /// `head` holds 0, never after a time inserted, so the window may reach
     /// below `head` without counting a slot that is not live.
@@ -39,10 +48,10 @@ impl Outstanding {
         let capacity = capacity.clamp(1, 4096);
         let mut o = Self {
             times: Vec::new(),
-            head: WINDOW,
-            end: WINDOW,
+            head: FRONT,
+            end: FRONT,
         };
-        o.times.resize(WINDOW + 2 * capacity + VIEW, 0);
+        o.times.resize(FRONT + 2 * capacity + VIEW, 0);
         o
     }
 
@@ -68,8 +77,8 @@ impl Outstanding {
 
     pub fn clear(&mut self) {
         self.times[self.head..self.end].fill(0);
-        self.head = WINDOW;
-        self.end = WINDOW;
+        self.head = FRONT;
+        self.end = FRONT;
     }
 
     /// Takes the earliest time out.
@@ -110,7 +119,7 @@ impl Outstanding {
             .map(|&t| (time.wrapping_sub(t) >> 63) as usize)
             .sum();
         if passed == WINDOW {
-            return self.insert_far(time);
+            return self.insert_beyond(time);
         }
         let at = WINDOW - passed;
         view.copy_within(at..at + WINDOW, at + 1);
@@ -125,23 +134,45 @@ impl Outstanding {
     #[inline(never)]
     fn insert_making_room(&mut self, time: u64) {
         let live = self.len();
-        if 2 * live + WINDOW + VIEW > self.times.len() {
-            self.times.resize(2 * (WINDOW + 2 * live + VIEW), 0);
+        if 2 * live + FRONT + VIEW > self.times.len() {
+            self.times.resize(2 * (FRONT + 2 * live + VIEW), 0);
         }
-        // Slots below `WINDOW` stay 0; those after the live times are
+        // Slots below `FRONT` stay 0; those after the live times are
         // spare (written before they are read).
-        self.times.copy_within(self.head..self.end, WINDOW);
-        self.head = WINDOW;
-        self.end = WINDOW + live;
+        self.times.copy_within(self.head..self.end, FRONT);
+        self.head = FRONT;
+        self.end = FRONT + live;
         self.insert(time);
     }
 
     /// [`Outstanding::insert`] for a time before every time in the window:
-    /// its place by binary search among the live times below it.
+    /// the `WINDOW` below them counted the same way, and the time goes in
+    /// by a fixed-size move twice as long.
+    #[inline(never)]
+    fn insert_beyond(&mut self, time: u64) {
+        // `end >= FRONT`, and the view of `insert` fitted: so does this one.
+        let view: &mut [u64; BEYOND] = (&mut self.times[self.end - 2 * WINDOW..][..BEYOND])
+            .try_into()
+            .expect("BEYOND slots from 2 WINDOW before the end");
+        let passed: usize = view[..WINDOW]
+            .iter()
+            .map(|&t| (time.wrapping_sub(t) >> 63) as usize)
+            .sum();
+        if passed == WINDOW {
+            return self.insert_far(time);
+        }
+        let at = WINDOW - passed;
+        view.copy_within(at..at + 2 * WINDOW, at + 1);
+        view[at] = time;
+        self.end += 1;
+    }
+
+    /// [`Outstanding::insert`] for a time before every time in both
+    /// windows: its place by binary search among the live times below them.
     #[cold]
     #[inline(never)]
     fn insert_far(&mut self, time: u64) {
-        let below = self.end - WINDOW;
+        let below = self.end - 2 * WINDOW;
         let at = self.head + self.times[self.head..below].partition_point(|&t| t <= time);
         self.times.copy_within(at..self.end, at + 1);
         self.times[at] = time;
