@@ -205,7 +205,8 @@ mod tests {
                 match next(10) {
                     0..=5 if !h.is_empty() => {
                         let Reverse(min) = *h.peek().expect("not empty");
-                        let t = min + next(if next(8) == 0 { 5_000 } else { 300 });
+                        let spread = if next(8) == 0 { 5_000 } else { 300 };
+                        let t = min + next(spread);
                         o.replace_first(t);
                         *h.peek_mut().expect("not empty") = Reverse(t);
                     }
