@@ -93,7 +93,7 @@ impl Striping {
 }
 
 /// One LUN's state that every operation reads or writes: next-free time,
-/// busy time (all work, and GC work alone), channel, and the ring of its
+/// busy time (host work and GC work), channel, and the ring of its
 /// latest operations' ends for the queue-length sampler (`queues.rs`):
 /// one index for all of it. The fields besides the ring fit one cache line;
 /// the state only the optional features use is apart ([`LunFeatures`]).
@@ -104,8 +104,10 @@ struct Lun {
     /// When the last scheduled operation starts: from then its cache
     /// register is free to take the next program's page.
     accepts_at: u64,
-    busy_ns: u64,
-    gc_busy_ns: u64,
+    /// Busy time of host work (and time added by suspensions) and of GC
+    /// work, indexed by the operation's `gc`: one add per operation where a
+    /// total and a GC share took two and a select (issue 30).
+    busy_ns: [u64; 2],
     channel: u32,
     ring: LunRing,
 }
@@ -269,7 +271,7 @@ impl Engine {
     /// Time LUN `lun` has been busy, all work and GC work alone.
     pub fn lun_busy_ns(&self, lun: u32) -> (u64, u64) {
         let l = &self.luns[lun as usize];
-        (l.busy_ns, l.gc_busy_ns)
+        (l.busy_ns[0] + l.busy_ns[1], l.busy_ns[1])
     }
 
     /// Time channel `channel` has been busy.
@@ -299,9 +301,9 @@ impl Engine {
 
     /// Total LUN time, all work and GC work.
     pub fn lun_busy_totals(&self) -> (u64, u64) {
-        self.luns
-            .iter()
-            .fold((0, 0), |(b, g), l| (b + l.busy_ns, g + l.gc_busy_ns))
+        self.luns.iter().fold((0, 0), |(b, g), l| {
+            (b + l.busy_ns[0] + l.busy_ns[1], g + l.busy_ns[1])
+        })
     }
 
     /// Runs `ops` (one request's flash work, in the FTL's order) on the
@@ -523,7 +525,8 @@ impl Engine {
         l.free_at += added_ns;
         // A suspended program takes no more pages: its end has moved.
         f.group = NO_GROUP;
-        l.busy_ns += added_ns;
+        // Counted as host time, whatever the suspended operation was.
+        l.busy_ns[0] += added_ns;
         self.suspend_delay_ns += added_ns;
         end
     }
@@ -662,8 +665,7 @@ fn occupy(
     let end = start + duration_ns;
     l.free_at = end;
     l.accepts_at = start;
-    l.busy_ns += duration_ns;
-    l.gc_busy_ns += if gc { duration_ns } else { 0 };
+    l.busy_ns[usize::from(gc)] += duration_ns;
     queues.note(&mut l.ring, lun, now, end);
     end
 }

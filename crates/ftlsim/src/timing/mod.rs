@@ -24,6 +24,7 @@
 pub mod buffer;
 pub mod channel;
 pub mod engine;
+mod outstanding;
 pub mod queues;
 pub mod replay;
 pub mod stats;

@@ -2,13 +2,11 @@
 //! outstanding) or open loop (given arrival times), both with at most
 //! `queue_depth` requests in the device.
 //!
-//! The outstanding requests are a min-heap of completion times, bounded by
-//! the queue depth. Issue times never decrease, so every resource sees its
+//! The outstanding requests are their completion times, sorted
+//! (`outstanding.rs`), bounded by the queue depth. Issue times never decrease, so every resource sees its
 //! work in issue order (first come, first served).
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
+use super::outstanding::Outstanding;
 use super::TimingMode;
 
 #[derive(Debug, Clone)]
@@ -16,7 +14,7 @@ pub struct Replay {
     mode: TimingMode,
     queue_depth: usize,
     /// Completion times of the requests in the device.
-    outstanding: BinaryHeap<Reverse<u64>>,
+    outstanding: Outstanding,
     /// The slot of the earliest completion is reused by the request being
     /// issued (closed loop, full queue): its completion replaces the heap top.
     reuse_top: bool,
@@ -39,7 +37,7 @@ impl Replay {
         Self {
             mode,
             queue_depth: queue_depth as usize,
-            outstanding: BinaryHeap::with_capacity(queue_depth as usize),
+            outstanding: Outstanding::with_capacity(queue_depth as usize),
             reuse_top: false,
             last_issue_at: 0,
             batch_queue_depth: None,
@@ -88,7 +86,7 @@ impl Replay {
             // The batch enters when the next request would have: once a
             // slot is free.
             if self.outstanding.len() >= self.queue_depth {
-                let free_at = self.outstanding.peek().expect("full queue").0;
+                let free_at = self.outstanding.first().expect("full queue");
                 self.last_issue_at = self.last_issue_at.max(free_at);
             }
             self.batch_queue_depth = Some(self.queue_depth);
@@ -106,7 +104,7 @@ impl Replay {
         self.queue_depth = depth;
         let drained = self.drained_at();
         self.outstanding.clear();
-        self.outstanding.push(Reverse(drained));
+        self.outstanding.insert(drained);
         self.last_issue_at = drained;
         self.refresh_full();
     }
@@ -121,7 +119,7 @@ impl Replay {
         if self.full_closed {
             // What the closed loop below does when the queue is full.
             self.reuse_top = true;
-            let issue = self.outstanding.peek().expect("full queue").0;
+            let issue = self.outstanding.first().expect("full queue");
             let issue = issue.max(self.last_issue_at);
             self.last_issue_at = issue;
             return issue;
@@ -129,10 +127,10 @@ impl Replay {
         if self.given {
             while self
                 .outstanding
-                .peek()
-                .is_some_and(|&Reverse(done)| done <= arrival_at)
+                .first()
+                .is_some_and(|done| done <= arrival_at)
             {
-                self.outstanding.pop();
+                self.outstanding.pop_first();
             }
             debug_assert!(
                 arrival_at >= self.last_issue_at,
@@ -147,22 +145,22 @@ impl Replay {
                     self.last_issue_at
                 } else {
                     self.reuse_top = true;
-                    self.outstanding.peek().expect("full queue").0
+                    self.outstanding.first().expect("full queue")
                 }
             }
             TimingMode::Open => {
                 while self
                     .outstanding
-                    .peek()
-                    .is_some_and(|&Reverse(done)| done <= arrival_at)
+                    .first()
+                    .is_some_and(|done| done <= arrival_at)
                 {
-                    self.outstanding.pop();
+                    self.outstanding.pop_first();
                 }
                 if self.outstanding.len() < self.queue_depth {
                     arrival_at
                 } else {
                     self.reuse_top = true;
-                    self.outstanding.peek().expect("full queue").0
+                    self.outstanding.first().expect("full queue")
                 }
             }
         };
@@ -177,9 +175,9 @@ impl Replay {
         debug_assert!(done_at >= self.last_issue_at);
         if self.reuse_top {
             self.reuse_top = false;
-            *self.outstanding.peek_mut().expect("full queue") = Reverse(done_at);
+            self.outstanding.replace_first(done_at);
         } else {
-            self.outstanding.push(Reverse(done_at));
+            self.outstanding.insert(done_at);
             self.refresh_full();
         }
         debug_assert!(self.outstanding.len() <= self.queue_depth);
@@ -187,12 +185,7 @@ impl Replay {
 
     /// When every issued request has completed.
     pub fn drained_at(&self) -> u64 {
-        self.outstanding
-            .iter()
-            .map(|r| r.0)
-            .max()
-            .unwrap_or(0)
-            .max(self.last_issue_at)
+        self.outstanding.last().unwrap_or(0).max(self.last_issue_at)
     }
 }
 
