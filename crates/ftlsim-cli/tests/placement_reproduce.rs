@@ -52,7 +52,7 @@ fn wa(w: &Value, scheme: &str) -> f64 {
 }
 
 #[test]
-fn placement_quick_has_every_scheme_and_the_oracle_below_them_in_the_log_regime() {
+fn placement_quick_has_every_scheme_and_the_oracle_below_them() {
     let v = placement_quick();
     assert_eq!(v["experiment"], "placement");
     let workloads = v["workloads"].as_object().expect("workloads");

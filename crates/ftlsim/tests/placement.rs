@@ -379,6 +379,20 @@ fn every_scheme_is_deterministic() {
     }
 }
 
+/// fk's three lifespan rules, each deterministic, and each separating
+/// enough on Zipf 0.99 to write less than NoSep.
+#[test]
+fn fk_rules_are_deterministic() {
+    let nosep = zipf(Some(PlacementSchemeConfig::Nosep {}), FrontierMode::Shared);
+    for rule in ["segments", "geometric", "death-time"] {
+        let scheme: PlacementSchemeConfig =
+            toml::from_str(&format!("type = \"fk\"\nlifespan_classes = \"{rule}\"")).unwrap();
+        assert_eq!(zipf_report(scheme), zipf_report(scheme), "{rule}");
+        let waf = zipf(Some(scheme), FrontierMode::Shared);
+        assert!(waf < nosep, "{rule} {waf} against nosep {nosep}");
+    }
+}
+
 /// On Zipf 0.99 every scheme that separates user writes by what it has
 /// seen of them writes less than NoSep (by 19 % to 41 % on this device,
 /// 2026-11-27), and SepBIT less than SFR (the must-show, as
