@@ -3,14 +3,25 @@
 //! WA and GC count of each), and the directions that hold: in SepBIT's log
 //! regime fk is at or below every scheme, and sepbit, tworr and midas below
 //! nosep on skew.
-//! On ftlsim's SSD fk is no lower bound (its classes see six blocks ahead
-//! of a space hundreds of blocks wide), and nothing is asserted of it there.
+//! On ftlsim's SSD fk's default is geometric lifespan classes, at or below
+//! every scheme as well. fk's keys, bad: exit 2, one line naming the key.
 
 use std::process::Command;
 
 use serde_json::Value;
 
+use crate::common::ftlsim;
+
 const LOG_WORKLOADS: [&str; 3] = ["a0-log-greedy", "a1.0-log-greedy", "a1.0-log-cb"];
+
+/// Workloads where fk must be at or below every scheme: the log ones and
+/// the SSD one.
+const FK_LOWEST: [&str; 4] = [
+    "a0-log-greedy",
+    "a1.0-log-greedy",
+    "a1.0-log-cb",
+    "a1.0-ssd-greedy",
+];
 
 fn placement_quick() -> Value {
     let only = format!("{},a1.0-ssd-greedy", LOG_WORKLOADS.join(","));
@@ -41,7 +52,7 @@ fn wa(w: &Value, scheme: &str) -> f64 {
 }
 
 #[test]
-fn placement_quick_has_every_scheme_and_the_oracle_below_them_in_the_log_regime() {
+fn placement_quick_has_every_scheme_and_the_oracle_below_them() {
     let v = placement_quick();
     assert_eq!(v["experiment"], "placement");
     let workloads = v["workloads"].as_object().expect("workloads");
@@ -58,16 +69,56 @@ fn placement_quick_has_every_scheme_and_the_oracle_below_them_in_the_log_regime(
             );
         }
     }
-    for name in LOG_WORKLOADS {
+    for name in FK_LOWEST {
         let w = &workloads[name];
         let fk = wa(w, "fk");
         for s in &schemes {
             assert!(fk <= wa(w, s), "{name}: fk {fk} above {s} {}", wa(w, s));
         }
+    }
+    for name in LOG_WORKLOADS {
+        let w = &workloads[name];
         if name.starts_with("a1.0") {
             for s in ["sepbit", "tworr", "midas"] {
                 assert!(wa(w, s) < wa(w, "nosep"), "{name}: {s}");
             }
         }
+    }
+}
+
+/// fk's keys, bad: an unknown `lifespan_classes`, a span outside (0, 1024]
+/// or given to `segments`: exit 2, one error line naming the key.
+#[test]
+fn bad_fk_keys_are_named() {
+    for (sets, key) in [
+        (
+            &["lifespan_classes=\"nope\""][..],
+            "ftl.placement_scheme.lifespan_classes",
+        ),
+        (
+            &["span_capacities=0.0"][..],
+            "ftl.placement_scheme.span_capacities",
+        ),
+        (
+            &["lifespan_classes=\"segments\"", "span_capacities=2.0"][..],
+            "ftl.placement_scheme.span_capacities",
+        ),
+    ] {
+        let mut args = vec![
+            "run".to_string(),
+            "--set".into(),
+            "ftl.placement_scheme.type=\"fk\"".into(),
+        ];
+        for s in sets {
+            args.push("--set".into());
+            args.push(format!("ftl.placement_scheme.{s}"));
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = ftlsim(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        let errors: Vec<&str> = stderr.lines().filter(|l| l.contains("error")).collect();
+        assert_eq!(errors.len(), 1, "{args:?}: {stderr}");
+        assert!(errors[0].contains(key), "{args:?}: {}", errors[0]);
     }
 }

@@ -135,6 +135,16 @@ pub const KEYS: &[(&str, Kind, &[&str])] = &[
     ),
     ("ftl.placement_scheme.gc_age_base", Float, &["2.0", "4.0"]),
     (
+        "ftl.placement_scheme.lifespan_classes",
+        Enum(&["auto", "segments", "geometric", "death-time"]),
+        &[],
+    ),
+    (
+        "ftl.placement_scheme.span_capacities",
+        Float,
+        &["0.5", "2.0", "8.0"],
+    ),
+    (
         "ftl.placement_scheme.max_groups",
         Uint(16),
         &["2", "4", "9"],

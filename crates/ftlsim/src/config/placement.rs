@@ -172,15 +172,54 @@ pub enum PlacementSchemeConfig {
         #[serde(default = "default_tworr_min_garbage")]
         min_region_garbage_blocks: u32,
     },
-    /// Future knowledge: a write's class is its page's remaining lifespan
-    /// in blocks' worth of host writes, capped at the last class, for user
-    /// and GC writes alike (SepBIT's FK). The lifespans come from a
+    /// Future knowledge: a write's class is its page's remaining lifespan,
+    /// for user and GC writes alike, mapped to classes as
+    /// `lifespan_classes` says (SepBIT's FK: a class per block's worth of
+    /// host writes, capped at the last). The lifespans come from a
     /// pre-pass over the same workload, as the oracle layer's do.
     Fk {
-        #[serde(default = "default_classes")]
-        classes: u16,
+        /// Left out: as `lifespan_classes` resolves (`FkLifespanClasses`).
+        #[serde(default)]
+        classes: Option<u16>,
+        #[serde(default)]
+        lifespan_classes: FkLifespanClasses,
+        /// How far the classes see, in logical spaces of host writes: where
+        /// geometric classes reach the last, or death time's horizon
+        /// (`FK_SPAN_CAPACITIES` when left out; not a key of `segments`).
+        #[serde(default)]
+        span_capacities: Option<f64>,
     },
 }
+
+/// How `fk` maps a remaining lifespan `L` (host page writes) to a class.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum FkLifespanClasses {
+    /// `segments` in the log regime, where SepBIT's simulator is the
+    /// reference; `geometric` on ftlsim's SSD (the plan resolves it).
+    #[default]
+    Auto,
+    /// SepBIT's FK: class ⌊L / B⌋ (B a block's pages), capped at the last;
+    /// `classes` defaults to 6.
+    Segments,
+    /// Class 0 below B, then classes whose bounds grow by a constant ratio
+    /// up to `span_capacities` logical spaces, where the last begins;
+    /// `classes` defaults to `FK_GEOMETRIC_CLASSES`.
+    Geometric,
+    /// By death time: windows of `span_capacities` logical spaces over the
+    /// classes but the last, a page going to its death's window (modulo the
+    /// classes); dying later than that, the last class.
+    DeathTime,
+}
+
+/// Classes of geometric and death-time `fk` when `classes` is left out:
+/// on the SSDs measured (docs/placement.md) more classes separated
+/// better, up to 32; 16 leaves a device of 25 spare blocks room to collect.
+pub const FK_GEOMETRIC_CLASSES: u16 = 16;
+
+/// `fk`'s span when `span_capacities` is left out: 8 logical spaces, the
+/// lowest WA of 1 to 16 on the SSD table's workloads but uniform writes.
+pub const FK_SPAN_CAPACITIES: f64 = 8.0;
 
 fn default_classes() -> u16 {
     DEFAULT_CLASSES
@@ -287,7 +326,17 @@ impl PlacementSchemeConfig {
             Self::Sepbit { .. } => 6,
             Self::Midas { max_groups, .. } => *max_groups,
             Self::Tworr { .. } => 2,
-            Self::Fk { classes } => *classes,
+            Self::Fk {
+                classes,
+                lifespan_classes,
+                ..
+            } => classes.unwrap_or(match lifespan_classes {
+                FkLifespanClasses::Segments => DEFAULT_CLASSES,
+                // Auto as the SSD resolves it; the plan resolves it first.
+                FkLifespanClasses::Auto
+                | FkLifespanClasses::Geometric
+                | FkLifespanClasses::DeathTime => FK_GEOMETRIC_CLASSES,
+            }),
         }
     }
 
@@ -301,10 +350,14 @@ impl PlacementSchemeConfig {
     pub fn check_keys(&self) -> Result<(), ConfigError> {
         match *self {
             Self::Nosep {} | Self::Sepgc {} => Ok(()),
-            Self::Dac { classes }
-            | Self::Fk { classes }
-            | Self::Multilog { classes }
-            | Self::Fadac { classes } => check_classes(classes, 1),
+            Self::Fk {
+                classes,
+                lifespan_classes,
+                span_capacities,
+            } => check_fk(classes, lifespan_classes, span_capacities),
+            Self::Dac { classes } | Self::Multilog { classes } | Self::Fadac { classes } => {
+                check_classes(classes, 1)
+            }
             Self::Sfs {
                 classes,
                 quantization_iterations,
@@ -435,6 +488,9 @@ const MAX_ETI_EXTENTS: u32 = 1 << 20;
 /// per block of writes in an epoch).
 const MAX_MIDAS_EPOCH: f64 = 1024.0;
 
+/// fk's span at most, in logical spaces.
+const MAX_FK_SPAN: f64 = 1024.0;
+
 /// SFS's rounds of quantisation at most.
 const MAX_SFS_ITERATIONS: u32 = 64;
 
@@ -443,6 +499,33 @@ fn check_classes(classes: u16, least: u16) -> Result<(), ConfigError> {
         return Err(ConfigError::new(
             format!("{KEY}.classes"),
             format!("{classes} is outside {least}..={MAX_CLASSES}"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_fk(
+    classes: Option<u16>,
+    lifespan_classes: FkLifespanClasses,
+    span_capacities: Option<f64>,
+) -> Result<(), ConfigError> {
+    if let Some(classes) = classes {
+        check_classes(classes, 1)?;
+    }
+    let Some(span) = span_capacities else {
+        return Ok(());
+    };
+    if lifespan_classes == FkLifespanClasses::Segments {
+        return Err(ConfigError::new(
+            format!("{KEY}.span_capacities"),
+            "applies to lifespan_classes = \"geometric\" or \"death-time\" (segments see a block per class): leave it out",
+        ));
+    }
+    // The lifespans are u32 page counts: a span past them sees no further.
+    if !(span > 0.0 && span <= MAX_FK_SPAN) {
+        return Err(ConfigError::new(
+            format!("{KEY}.span_capacities"),
+            format!("{span} is outside (0, {MAX_FK_SPAN}]"),
         ));
     }
     Ok(())

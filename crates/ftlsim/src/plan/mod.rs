@@ -33,7 +33,7 @@ mod workload;
 mod ycsb;
 
 pub use device::DeviceMode;
-pub use placement::{PlacementPlan, Scheme};
+pub use placement::{in_regime, PlacementPlan, Scheme};
 pub use regime::{LogPlan, LogSelection};
 pub use ssd::{DurabilityPlan, GcPlan, MappingCachePlan, SharingPlan, SsdPlan};
 pub use victims::gc_policy;

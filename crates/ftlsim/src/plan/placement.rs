@@ -4,8 +4,10 @@
 //! so how many frontiers the device keeps open. The one place the frontier
 //! count is derived; `ftl/frontier.rs` builds its `Placement` from this.
 
+use crate::config::placement::FK_SPAN_CAPACITIES;
 use crate::config::{
-    Config, FdpIsolation, FrontierMode, FtlConfig, PlacementName, PlacementSchemeConfig,
+    Config, FdpIsolation, FkLifespanClasses, FrontierMode, FtlConfig, PlacementName,
+    PlacementSchemeConfig, Regime,
 };
 use crate::error::ConfigError;
 
@@ -59,7 +61,7 @@ impl PlacementPlan {
         }
         if let Some(classes) = ftl.placement_scheme {
             return Self {
-                scheme: Scheme::Classified(classes),
+                scheme: Scheme::Classified(in_regime(classes, ftl.regime)),
                 group_streams: 1,
                 groups: 1,
             };
@@ -97,6 +99,37 @@ impl PlacementPlan {
             Scheme::Coldmap { .. } => streams + 2,
             Scheme::Classified(classes) => u32::from(classes.classes()),
         }
+    }
+}
+
+/// A scheme as `regime` runs it: fk's `lifespan_classes = "auto"` becomes
+/// `segments` in the log regime (SepBIT's FK, which SepBIT's simulator
+/// runs there) and `geometric` on the SSD (where a block's worth of writes
+/// is small against the space, docs/placement.md), and its class count is
+/// made explicit. Every other scheme is as configured.
+pub fn in_regime(scheme: PlacementSchemeConfig, regime: Regime) -> PlacementSchemeConfig {
+    let PlacementSchemeConfig::Fk {
+        classes,
+        lifespan_classes,
+        span_capacities,
+    } = scheme
+    else {
+        return scheme;
+    };
+    let lifespan_classes = match (lifespan_classes, regime) {
+        (FkLifespanClasses::Auto, Regime::Log) => FkLifespanClasses::Segments,
+        (FkLifespanClasses::Auto, Regime::Ssd) => FkLifespanClasses::Geometric,
+        (other, _) => other,
+    };
+    let resolved = PlacementSchemeConfig::Fk {
+        classes,
+        lifespan_classes,
+        span_capacities,
+    };
+    PlacementSchemeConfig::Fk {
+        classes: Some(resolved.classes()),
+        lifespan_classes,
+        span_capacities: Some(span_capacities.unwrap_or(FK_SPAN_CAPACITIES)),
     }
 }
 

@@ -53,7 +53,10 @@ pub(super) fn check(cfg: &Config) -> Result<Option<LogPlan>, ConfigError> {
             format!("{garbage_threshold} is outside (0, 1)"),
         ));
     }
-    let Some(scheme) = &f.placement_scheme else {
+    let Some(scheme) = f
+        .placement_scheme
+        .map(|s| super::placement::in_regime(s, f.regime))
+    else {
         return Err(ConfigError::new(
             "ftl.regime",
             "the log regime is the placement schemes' regime: set [ftl.placement_scheme] (type = \"nosep\" is one log without separation)",
