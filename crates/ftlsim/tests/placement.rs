@@ -6,7 +6,9 @@
 
 use std::collections::HashMap;
 
-use ftlsim::config::{Config, FrontierMode, GcPolicyName, PlacementSchemeConfig, Regime};
+use ftlsim::config::{
+    Config, FrontierMode, GcPolicyName, PlacementSchemeConfig, Regime, TworrVictim,
+};
 use ftlsim::host::Stack;
 use ftlsim::request::{BlockDevice, Op, Request};
 use ftlsim::{run, RunOptions, Ssd, SsdOptions};
@@ -63,6 +65,11 @@ fn schemes() -> Vec<PlacementSchemeConfig> {
         },
         Tworr {
             min_region_garbage_blocks: 1,
+            victim: TworrVictim::Greedy,
+        },
+        Tworr {
+            min_region_garbage_blocks: 1,
+            victim: TworrVictim::Fifo,
         },
     ]
 }
@@ -454,6 +461,15 @@ fn bad_scheme_keys_are_refused_by_name() {
         // Another scheme's key is not this one's.
         let (_, msg) = refused(&format!("{head}gc_age_base = 4.0\n"));
         assert!(msg.contains("unknown field"), "{scheme}: {msg}");
+    }
+    // tworr's victim rule: a name it knows, of the right type.
+    let head = "[ftl.placement_scheme]\ntype = \"tworr\"\n";
+    for (bad, says) in [("1", "invalid type"), ("\"lifo\"", "unknown variant")] {
+        let (where_, msg) = refused(&format!("{head}victim = {bad}\n"));
+        assert!(
+            where_ == "toml" && msg.contains(says),
+            "victim = {bad}: {msg}"
+        );
     }
     let layered = "[ftl]\nstreams = 4\n[ftl.placement_scheme]\ntype = \"fk\"\n[[host.layers]]\ntype = \"autostream\"\n";
     let (key, msg) = refused(layered);

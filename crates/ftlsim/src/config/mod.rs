@@ -31,7 +31,7 @@ pub use ftl::{
 };
 pub use host::{HostConfig, LayerConfig, LowerSpace};
 pub use metrics::MetricsConfig;
-pub use placement::PlacementSchemeConfig;
+pub use placement::{PlacementSchemeConfig, TworrVictim};
 pub use timing::{TimingConfig, TimingMode};
 pub use workload::{
     Precondition, TraceConfig, TraceTrims, WorkloadConfig, WorkloadType, YcsbDistribution,
