@@ -39,8 +39,9 @@
 //!   `STUCK_GC_VICTIMS` of them to free a block (MiDAS's infinite-GC
 //!   handling).
 //!
-//! Not built: the hot filter and its group (MiDAS's G0) and the second
-//! search phase.
+//! Not built: the hot filter and its group (MiDAS's G0), the second
+//! search phase, and the doubling of the time window after errors in two
+//! epochs running (`err_cnt`).
 
 mod model;
 
