@@ -165,6 +165,11 @@ pub const KEYS: &[(&str, Kind, &[&str])] = &[
         Uint(32),
         &["1", "4"],
     ),
+    (
+        "ftl.placement_scheme.victim",
+        Enum(&["greedy", "fifo"]),
+        &[],
+    ),
     ("ftl.regime", Enum(&["ssd", "log"]), &[]),
     (
         "ftl.log_gc_garbage_threshold",

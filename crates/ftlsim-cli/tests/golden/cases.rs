@@ -183,6 +183,18 @@ fn placement() -> Vec<Case> {
             )
         })
         .collect();
+    // 2R-FIFO: tworr with ssdiq's FIFO victim order.
+    cases.push(run(
+        "placement-tworr-fifo",
+        example,
+        &[
+            small,
+            &[
+                "ftl.placement_scheme.type=\"tworr\"",
+                "ftl.placement_scheme.victim=\"fifo\"",
+            ],
+        ],
+    ));
     cases.push(run(
         "sepbit-synthetic",
         "examples/sepbit-synthetic.toml",

@@ -31,7 +31,7 @@ pub use ftl::{
 };
 pub use host::{HostConfig, LayerConfig, LowerSpace};
 pub use metrics::MetricsConfig;
-pub use placement::{FkLifespanClasses, PlacementSchemeConfig};
+pub use placement::{FkLifespanClasses, PlacementSchemeConfig, TworrVictim};
 pub use timing::{TimingConfig, TimingMode};
 pub use workload::{
     Precondition, TraceConfig, TraceTrims, WorkloadConfig, WorkloadType, YcsbDistribution,

@@ -165,12 +165,18 @@ pub enum PlacementSchemeConfig {
     /// region when it holds `min_region_garbage_blocks` blocks' worth of
     /// invalid pages and the normal region's best block is no emptier (or
     /// the normal region holds less garbage than that), else the normal
-    /// region's.
+    /// region's. With `victim = "fifo"` (its "2R-FIFO") GC instead scans
+    /// every sealed block in the order sealed, from where its last scan
+    /// stopped, for one under a utilization bound (a second chance).
     Tworr {
         /// A region holding fewer invalid pages than this many blocks' worth
         /// is not collected while the other one is (1: a block's pages).
         #[serde(default = "default_tworr_min_garbage")]
         min_region_garbage_blocks: u32,
+        /// How GC takes its victim: `"greedy"` (2R-greedy, the default) or
+        /// `"fifo"` (2R-FIFO).
+        #[serde(default)]
+        victim: TworrVictim,
     },
     /// Future knowledge: a write's class is its page's remaining lifespan,
     /// for user and GC writes alike, mapped to classes as
@@ -220,6 +226,18 @@ pub const FK_GEOMETRIC_CLASSES: u16 = 16;
 /// `fk`'s span when `span_capacities` is left out: 8 logical spaces, the
 /// lowest WA of 1 to 16 on the SSD table's workloads but uniform writes.
 pub const FK_SPAN_CAPACITIES: f64 = 8.0;
+
+/// 2R's victim rule (`ftl.placement_scheme.victim` of `tworr`).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum TworrVictim {
+    /// 2R-greedy: the region by ssdiq's rule, greedy within it.
+    #[default]
+    Greedy,
+    /// 2R-FIFO: a second-chance scan of every sealed block, oldest first,
+    /// under a utilization bound.
+    Fifo,
+}
 
 fn default_classes() -> u16 {
     DEFAULT_CLASSES
@@ -428,6 +446,7 @@ impl PlacementSchemeConfig {
             }
             Self::Tworr {
                 min_region_garbage_blocks,
+                ..
             } => check_positive("min_region_garbage_blocks", min_region_garbage_blocks),
             Self::Midas {
                 max_groups,

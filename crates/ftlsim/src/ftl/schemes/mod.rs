@@ -138,6 +138,13 @@ pub(crate) trait ClassScheme {
     fn victim_choice(&mut self, _view: &[ClassBlocks]) -> Option<VictimChoice> {
         None
     }
+    /// A victim the scheme names itself, asked before `victim_choice`:
+    /// `valid_pages(b)` is block `b`'s valid pages if GC may take it now
+    /// (sealed, in the range GC collects), else `None`. `None`: ask
+    /// `victim_choice`.
+    fn victim_block(&mut self, _valid_pages: &dyn Fn(u32) -> Option<u32>) -> Option<u32> {
+        None
+    }
 }
 
 /// The one list of schemes: `Variant(module::Type)`, the variant named as
@@ -229,6 +236,12 @@ macro_rules! placement_schemes {
                     $( Self::$variant(s) => s.victim_choice(view), )*
                 }
             }
+
+            fn victim_block(&mut self, valid_pages: &dyn Fn(u32) -> Option<u32>) -> Option<u32> {
+                match self {
+                    $( Self::$variant(s) => s.victim_block(valid_pages), )*
+                }
+            }
         }
 
         /// Every scheme's name as the config spells it (`type`), in the
@@ -252,6 +265,7 @@ fn kebab(name: &str) -> String {
     out
 }
 
+mod fifo_scan;
 #[cfg(test)]
 mod java_probe;
 mod victim_choice;

@@ -14,13 +14,19 @@
 //! Not modelled: ssdiq compacts victims until a whole block is free
 //! (`compactUntilFreeBlock`); ftlsim's GC reclaims one victim at a time and
 //! asks again, which gives the same victims while the region stays the
-//! same. The FIFO variant ("2r-fifo", a second-chance scan of a block list
-//! with a utilization bound) is not built.
+//! same.
+//!
+//! With `victim = "fifo"` (ssdiq's "2r-fifo") the placement is the same,
+//! and GC's victim comes from a second-chance scan of every sealed block,
+//! of either region, in the order sealed (`fifo_scan.rs`).
 
+use super::fifo_scan::FifoScan;
 use super::{
-    ClassBlocks, ClassScheme, GcWrite, SchemeSpace, UserWrite, VictimChoice, VictimOrder,
+    ClassBlocks, ClassScheme, GcWrite, Reclaimed, SchemeSpace, UserWrite, VictimChoice,
+    VictimOrder,
 };
-use crate::config::PlacementSchemeConfig;
+use crate::config::{PlacementSchemeConfig, TworrVictim};
+use crate::flash::Lpn;
 
 const NORMAL: u16 = 0;
 const COLD: u16 = 1;
@@ -30,12 +36,15 @@ pub(crate) struct Tworr {
     block_pages: u64,
     /// Invalid pages a region must hold to be collected before the other.
     min_garbage_pages: u64,
+    /// 2R-FIFO's scan; `None` for 2R-greedy.
+    fifo: Option<FifoScan>,
 }
 
 impl ClassScheme for Tworr {
     fn new(config: &PlacementSchemeConfig, space: SchemeSpace) -> Self {
         let PlacementSchemeConfig::Tworr {
             min_region_garbage_blocks,
+            victim,
         } = *config
         else {
             unreachable!("built from its own variant")
@@ -44,6 +53,7 @@ impl ClassScheme for Tworr {
         Self {
             block_pages,
             min_garbage_pages: u64::from(min_region_garbage_blocks) * block_pages,
+            fifo: (victim == TworrVictim::Fifo).then(|| FifoScan::new(space.block_pages)),
         }
     }
 
@@ -55,8 +65,28 @@ impl ClassScheme for Tworr {
         COLD
     }
 
+    fn sealed(&mut self, block: u32, _class: u16, _valid_pages: &[Lpn]) {
+        if let Some(f) = &mut self.fifo {
+            f.sealed(block);
+        }
+    }
+
+    fn reclaimed(&mut self, block: &Reclaimed) {
+        if let Some(f) = &mut self.fifo {
+            f.reclaimed(block.block);
+        }
+    }
+
     fn chooses_victims(&self) -> bool {
         true
+    }
+
+    fn victim_block(&mut self, valid_pages: &dyn Fn(u32) -> Option<u32>) -> Option<u32> {
+        self.fifo.as_mut()?.victim(valid_pages)
+    }
+
+    fn state_bytes(&self) -> usize {
+        self.fifo.as_ref().map_or(0, FifoScan::state_bytes)
     }
 
     fn victim_choice(&mut self, view: &[ClassBlocks]) -> Option<VictimChoice> {

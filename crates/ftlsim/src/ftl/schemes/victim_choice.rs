@@ -6,7 +6,9 @@
 //! (`Score`) or the block opened first (`Oldest`). A scheme without the
 //! hook (`None`, the default) leaves the regime's victim as it was, and the
 //! regime does not even scan: the hook is asked only when the scheme
-//! `chooses_victims`.
+//! `chooses_victims`. A scheme that keeps its own order of blocks (2R-FIFO)
+//! may name the block itself first (`victim_block`, given each block's
+//! valid pages when GC may take it).
 //!
 //! The scan is O(blocks) per GC, as the log regime's own victim search is;
 //! it runs only for the schemes with the hook.
@@ -78,6 +80,13 @@ impl Classes {
         range: Range<u32>,
         score: impl Fn(usize) -> Option<f64>,
     ) -> Option<u32> {
+        let takeable = |b: u32| {
+            (range.contains(&b) && blocks.state[b as usize] == BlockState::Full)
+                .then(|| blocks.valid[b as usize])
+        };
+        if let Some(victim) = self.scheme.victim_block(&takeable) {
+            return Some(victim);
+        }
         self.view.clear();
         self.view.resize(
             usize::from(self.classes),

@@ -18,9 +18,11 @@
 //!   writes, from the end of the first logical space written (MiDAS skips
 //!   the sequential load) over epochs of `epoch_capacities` logical spaces.
 //! * At each epoch's end the model (`model.rs`) searches the group count
-//!   and sizes over the sealed blocks, and the best is applied if it
-//!   predicts a WA below the one measured over the epoch
-//!   (`check_applying_config`); the histogram starts again.
+//!   and sizes over the sealed blocks, its FIFO groups holding a page no
+//!   longer than the UID saw, and the best is applied if it predicts a WA
+//!   below the one measured over the last logical space written
+//!   (`check_applying_config` against MiDAS's `tmp_waf`); the histogram
+//!   starts again.
 //!
 //! * A configuration applied to groups holding more blocks than their new
 //!   sizes moves the excess, the oldest, to the last group
@@ -29,13 +31,17 @@
 //!   reclaim of such a class counts against them first.)
 //!
 //! * The error check, at the level of the WA: an epoch run with a
-//!   configuration that measured more than `ERROR_MARGIN` above the
-//!   model's prediction goes back to naive mode (MiDAS compares each
-//!   group's valid ratio with the model's, within 0.1), and the epoch's
-//!   model is not applied.
+//!   configuration whose last logical space measured more than
+//!   `ERROR_MARGIN` above the model's prediction goes back to naive mode
+//!   (MiDAS compares each group's valid ratio with the model's, within
+//!   0.1), and the epoch's model is not applied. And at once, when the
+//!   last group's best block is so full that GC would take
+//!   `STUCK_GC_VICTIMS` of them to free a block (MiDAS's infinite-GC
+//!   handling).
 //!
-//! Not built: the hot filter and its group (MiDAS's G0) and the second
-//! search phase.
+//! Not built: the hot filter and its group (MiDAS's G0), the second
+//! search phase, and the doubling of the time window after errors in two
+//! epochs running (`err_cnt`).
 
 mod model;
 
@@ -50,6 +56,19 @@ use model::Uid;
 /// A configuration whose epoch measured this much above its prediction
 /// (relatively) is dropped for naive mode.
 const ERROR_MARGIN: f64 = 0.1;
+
+/// A configuration is applied only if its predicted WA is at least this
+/// much below the WA measured (MiDAS's `hot_thresh`, the gain it asks of
+/// each step of its hot group's size search): the simplified model's own
+/// error is of that order, and a change of chain costs a transition.
+const MIN_GAIN: f64 = 0.05;
+
+/// MiDAS's `ILOOP`: when GC would take this many victims of the last
+/// group to free one block (its best block this full or fuller), the
+/// configuration is dropped for naive mode. MiDAS merges groups from the
+/// last one back until GC frees a block; ftlsim goes back to the naive
+/// chain at once, as MiDAS's error check does.
+const STUCK_GC_VICTIMS: u64 = 25;
 
 /// A sampled LPN not written this epoch.
 const UNSEEN: u64 = u64::MAX;
@@ -81,8 +100,13 @@ pub(crate) struct Midas {
     load_pages: u64,
     epoch_pages: u64,
     next_model_at: u64,
-    epoch_user: u64,
-    epoch_gc: u64,
+    /// Host page writes and GC writes in the logical space being written
+    /// (a span: `load_pages` host writes).
+    span_user: u64,
+    span_gc: u64,
+    /// The WA of the last whole span (MiDAS's `tmp_waf`, the WAF of its
+    /// last device's worth of writes): what a model must beat.
+    span_wa: f64,
     /// Logical pages holding data, at the last user write.
     live_pages: u64,
     /// The model's WA of the configuration applied (for tests and reports).
@@ -123,8 +147,9 @@ impl ClassScheme for Midas {
             load_pages: logical,
             epoch_pages,
             next_model_at: logical + epoch_pages,
-            epoch_user: 0,
-            epoch_gc: 0,
+            span_user: 0,
+            span_gc: 0,
+            span_wa: f64::INFINITY,
             live_pages: 0,
             predicted_wa: None,
         }
@@ -138,7 +163,12 @@ impl ClassScheme for Midas {
             self.next_model_at = now + self.epoch_pages;
         }
         if now >= self.load_pages {
-            self.epoch_user += 1;
+            self.span_user += 1;
+            if self.span_user == self.load_pages {
+                self.span_wa = (self.span_user + self.span_gc) as f64 / self.span_user as f64;
+                self.span_user = 0;
+                self.span_gc = 0;
+            }
             let lpn = write.lpn.get();
             if is_sampled(lpn, self.sampling_ratio) {
                 if let Ok(index) = self.sampled.binary_search(&lpn) {
@@ -151,7 +181,7 @@ impl ClassScheme for Midas {
 
     fn gc_class(&mut self, write: &GcWrite) -> u16 {
         if write.now_pages > self.load_pages {
-            self.epoch_gc += 1;
+            self.span_gc += 1;
         }
         let last = self.groups - 1;
         if self.copy_to_last {
@@ -195,7 +225,25 @@ impl ClassScheme for Midas {
         let any = view[usize::from(last)..]
             .iter()
             .any(|c| c.sealed_blocks > 0);
-        (any || moved != 0).then_some(choice)
+        if !(any || moved != 0) {
+            return None;
+        }
+        // The last group's best block: if it frees less than a block per
+        // `STUCK_GC_VICTIMS` taken, the last group cannot hold what the
+        // chain leaves it (MiDAS: `infinite_gc_handling`).
+        let fewest = view
+            .iter()
+            .enumerate()
+            .filter(|&(c, _)| c < 64 && choice.classes & (1 << c) != 0)
+            .map(|(_, c)| c.fewest_valid)
+            .min()
+            .unwrap_or(u32::MAX);
+        let stuck = u64::from(self.block_pages) * (STUCK_GC_VICTIMS - 1);
+        if fewest != u32::MAX && u64::from(fewest) * STUCK_GC_VICTIMS > stuck {
+            self.naive();
+            return None;
+        }
+        Some(choice)
     }
 
     fn state_bytes(&self) -> usize {
@@ -237,12 +285,9 @@ impl Midas {
                 *t = UNSEEN;
             }
         }
-        let measured = if self.epoch_user == 0 {
-            f64::INFINITY
-        } else {
-            (self.epoch_user + self.epoch_gc) as f64 / self.epoch_user as f64
-        };
+        let measured = self.span_wa;
         if self.predicted_wa.is_some_and(|p| measured > p * (1.0 + ERROR_MARGIN)) {
+
             self.naive();
             self.new_epoch();
             return;
@@ -254,7 +299,7 @@ impl Midas {
             .filter(|_| total >= 2)
             .and_then(|s| model::search(total, self.max_groups, self.block_pages, &s));
         if let Some((sizes, wa)) = best {
-            if sizes.len() >= 2 && wa < measured {
+            if sizes.len() >= 2 && wa + MIN_GAIN < measured {
                 self.groups = sizes.len() as u16;
                 let last = sizes.len() - 1;
                 for (c, moved) in self.moved.iter_mut().enumerate() {
@@ -272,8 +317,6 @@ impl Midas {
 
     fn new_epoch(&mut self) {
         self.uid.clear();
-        self.epoch_user = 0;
-        self.epoch_gc = 0;
     }
 
     /// Back to naive mode: the regime's victims, the initial chain; blocks
@@ -412,7 +455,7 @@ mod tests {
             });
             // A measured WA of 3: two GC copies per user write.
             if now >= 1000 {
-                m.epoch_gc += 2;
+                m.span_gc += 2;
             }
             now += 1;
         }
@@ -437,7 +480,7 @@ mod tests {
                 lifespan_pages: Some(1),
                 live_pages: 1000,
             });
-            m.epoch_gc += 4;
+            m.span_gc += 4;
             now += 1;
         }
         assert!(m.sizes.is_none() && m.predicted_wa.is_none());

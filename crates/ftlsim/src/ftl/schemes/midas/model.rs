@@ -70,8 +70,9 @@ impl Uid {
     }
 
     /// `None` without a sample. The survival is Kaplan and Meier's over
-    /// the buckets (an open interval counts as at risk up to its age);
-    /// past the histogram an exponential whose mean makes the mean
+    /// the buckets (an open interval counts as at risk up to its age)
+    /// while one in `MIN_AT_RISK_SHARE` of the samples is at risk; past
+    /// that an exponential whose mean makes the mean
     /// interval `live_pages`, the pages holding data.
     pub(super) fn survival(&self, bucket_pages: u64, live_pages: u64) -> Option<Survival> {
         let n = self.samples();
@@ -79,19 +80,23 @@ impl Uid {
             return None;
         }
         let bp = bucket_pages as f64;
-        let buckets = self.counts.len();
-        let horizon = buckets as f64 * bp;
+        let least_at_risk = (n / MIN_AT_RISK_SHARE).max(1);
         let mut at_risk = n;
-        let mut at_bucket = Vec::with_capacity(buckets + 1);
+        let mut at_bucket = Vec::with_capacity(self.counts.len() + 1);
         at_bucket.push(1.0);
         let mut surv = 1.0;
         for (k, &died) in self.counts.iter().enumerate() {
-            if at_risk > 0 {
-                surv *= 1.0 - died as f64 / at_risk as f64;
+            if at_risk < least_at_risk {
+                break;
             }
+            surv *= 1.0 - died as f64 / at_risk as f64;
             at_bucket.push(surv);
             at_risk -= died + self.open[k];
         }
+        // The estimate ends where too few intervals were still at risk:
+        // the histogram's horizon, as far as the model is concerned.
+        let buckets = at_bucket.len() - 1;
+        let horizon = buckets as f64 * bp;
         let mut rest = vec![0.0; buckets + 1];
         for k in (0..buckets).rev() {
             rest[k] = rest[k + 1] + bp * (at_bucket[k] + at_bucket[k + 1]) / 2.0;
@@ -137,6 +142,13 @@ impl Survival {
     }
 }
 
+/// The survival is estimated while at least this share (one in so many)
+/// of the sampled intervals is still at risk; past that the estimate rests
+/// on a handful of intervals (near the epoch's end, only those that began
+/// at its start can be that long) and may fall to nothing by chance, so the
+/// exponential tail takes over there.
+const MIN_AT_RISK_SHARE: u64 = 100;
+
 /// Rates below this are no traffic at all.
 const NO_TRAFFIC: f64 = 1e-12;
 
@@ -153,6 +165,12 @@ pub(super) fn predict(sizes: &[u32], block_pages: u32, s: &Survival) -> Option<f
             return Some(1.0 + copies);
         }
         age += f64::from(size) * ppb / rate;
+        // MiDAS's bound (`two_valid_ratio_predictor`): the FIFO groups
+        // hold a page no longer than the UID saw; past it, their valid
+        // ratios would rest on the extrapolated tail alone.
+        if age >= s.horizon {
+            return None;
+        }
         rate = s.at(age);
         copies += rate;
     }
@@ -242,6 +260,24 @@ mod tests {
         assert!(Uid::new(4).survival(10, 0).is_none());
     }
 
+    /// Where fewer than one sample in a hundred is still at risk the
+    /// estimate stops, and the tail takes over.
+    #[test]
+    fn the_estimate_stops_where_few_intervals_are_at_risk() {
+        let mut uid = Uid::new(10);
+        // 1,000 samples: 995 end in bucket 0, one in each of buckets 1 to
+        // 5. After bucket 0 five are at risk, under ten (one in 100).
+        uid.counts[0] = 995;
+        for k in 1..=5 {
+            uid.counts[k] = 1;
+        }
+        let s = uid.survival(10, 0).expect("samples");
+        assert_eq!(s.horizon, 10.0);
+        assert!((s.at(10.0) - 0.005).abs() < 1e-12);
+        // Without the stop the estimate would reach 0 at bucket 5.
+        assert!(s.at(55.0) > 0.0);
+    }
+
     #[test]
     fn an_open_interval_is_alive_up_to_its_age() {
         // Four samples: one ends in bucket 0, one is open at bucket 1's
@@ -283,6 +319,24 @@ mod tests {
         let (sizes, w) = search(40, 4, 10, &s).expect("a chain");
         assert!(w <= two + 1e-12, "{sizes:?}: {w} against {two}");
         assert_eq!(sizes.iter().sum::<u32>(), 40);
+    }
+
+    /// MiDAS's bound: the FIFO groups may not hold a page longer than the
+    /// UID's horizon, where only the extrapolated tail would say how many
+    /// of them are still valid. Here every interval has ended by bucket
+    /// 50, so the estimate stops at bucket 51: 510 writes.
+    #[test]
+    fn fifo_groups_end_within_the_horizon() {
+        let s = bimodal().survival(10, 0).expect("samples");
+        // A first group of 50 blocks holds a page 500 writes: within.
+        assert!(predict(&[50, 60], 10, &s).is_some());
+        // Of 51, 510 writes: the horizon itself, refused; and a chain
+        // whose groups add up past it as well (the rate into the second
+        // group is a half: 30 blocks hold a page 600 writes more).
+        assert!(predict(&[51, 60], 10, &s).is_none());
+        assert!(predict(&[2, 30, 60], 10, &s).is_none());
+        // The last group is not bounded: one group of any size is modelled.
+        assert!(predict(&[400], 10, &s).is_some());
     }
 
     #[test]
