@@ -159,6 +159,13 @@ fn refine_path(root: &toml::Value, path: &str, inner: &str) -> String {
             (Some((k, _)), None) => Some(k.clone()),
             _ => None,
         }
+    } else if let Some(found) = unexpected_value(inner) {
+        // A value of the wrong type or out of range: the one key holding it.
+        let mut hits = table.iter().filter(|(_, v)| same_value(v, &found));
+        match (hits.next(), hits.next()) {
+            (Some((k, _)), None) => Some(k.clone()),
+            _ => None,
+        }
     } else {
         None
     };
@@ -166,6 +173,37 @@ fn refine_path(root: &toml::Value, path: &str, inner: &str) -> String {
         Some(k) if path.is_empty() || path == "." => k,
         Some(k) => format!("{path}.{k}"),
         None => path.to_string(),
+    }
+}
+
+/// The value serde's "invalid type" or "invalid value" message quotes
+/// (`string "6"`, `integer `6``, `floating point `6.5``, `boolean `true``),
+/// as a TOML value; `None` for any other message or kind.
+fn unexpected_value(inner: &str) -> Option<toml::Value> {
+    let rest = inner
+        .strip_prefix("invalid type: ")
+        .or_else(|| inner.strip_prefix("invalid value: "))?;
+    let ticked = |prefix: &str| rest.strip_prefix(prefix)?.split('`').next();
+    if let Some(s) = rest.strip_prefix("string \"") {
+        // The string runs to its closing quote before ", expected".
+        let end = s.rfind("\", expected").or_else(|| s.rfind('"'))?;
+        return Some(toml::Value::String(s[..end].to_string()));
+    }
+    if let Some(i) = ticked("integer `") {
+        return i.parse().ok().map(toml::Value::Integer);
+    }
+    if let Some(f) = ticked("floating point `") {
+        return f.parse().ok().map(toml::Value::Float);
+    }
+    ticked("boolean `")?.parse().ok().map(toml::Value::Boolean)
+}
+
+/// Whether a table's value is the one an error message quoted.
+fn same_value(v: &toml::Value, quoted: &toml::Value) -> bool {
+    match (v, quoted) {
+        // serde prints a float by Display; `6.0` reads back as 6.0.
+        (toml::Value::Float(a), toml::Value::Float(b)) => a == b,
+        _ => v == quoted,
     }
 }
 
@@ -280,5 +318,28 @@ mod tests {
         assert!(e.contains("workload.writes"), "{e}");
         let e = load("", &["nokey"]).unwrap_err().to_string();
         assert!(e.contains("KEY=VALUE"), "{e}");
+    }
+
+    #[test]
+    fn a_tagged_tables_wrong_value_names_its_key() {
+        let scheme = "[ftl.placement_scheme]\ntype = \"dac\"\n";
+        for (value, key) in [
+            ("classes = \"6\"", "`ftl.placement_scheme.classes`"),
+            ("classes = 6.5", "`ftl.placement_scheme.classes`"),
+            ("classes = true", "`ftl.placement_scheme.classes`"),
+            ("classes = -1", "`ftl.placement_scheme.classes`"),
+        ] {
+            let e = load(&format!("{scheme}{value}\n"), &[])
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(key) && !e.contains('\n'), "{value}: {e}");
+        }
+        let tworr = "[ftl.placement_scheme]\ntype = \"tworr\"\nvictim = 1\n";
+        let e = load(tworr, &[]).unwrap_err().to_string();
+        assert!(e.contains("`ftl.placement_scheme.victim`"), "{e}");
+        // Two keys holding the quoted value: the table is named, not a guess.
+        let two = "[ftl.placement_scheme]\ntype = \"sfr\"\nclasses = \"x\"\nchunk_pages = \"x\"\n";
+        let e = load(two, &[]).unwrap_err().to_string();
+        assert!(e.contains("`ftl.placement_scheme`:"), "{e}");
     }
 }
