@@ -10,7 +10,7 @@
 //! follows (`host::oracle::remaining_lifetimes`). In the pre-pass itself
 //! there is no future yet, and every write takes class 0.
 
-use super::{ClassScheme, GcWrite, SchemeSpace, UserWrite};
+use super::{PlacementScheme, GcWrite, SchemeSpace, UserWrite};
 use crate::config::PlacementSchemeConfig;
 use crate::future::{Lifetimes, NEVER};
 
@@ -31,7 +31,9 @@ impl Fk {
     }
 }
 
-impl ClassScheme for Fk {
+impl PlacementScheme for Fk {
+    type Config = PlacementSchemeConfig;
+
     fn new(config: &PlacementSchemeConfig, space: SchemeSpace) -> Self {
         let PlacementSchemeConfig::Fk { classes } = *config else {
             unreachable!("built from its own variant")

@@ -18,7 +18,7 @@
 //! with a utilization bound) is not built.
 
 use super::{
-    ClassBlocks, ClassScheme, GcWrite, SchemeSpace, UserWrite, VictimChoice, VictimOrder,
+    ClassBlocks, PlacementScheme, GcWrite, SchemeSpace, UserWrite, VictimChoice, VictimOrder,
 };
 use crate::config::PlacementSchemeConfig;
 
@@ -32,7 +32,9 @@ pub(crate) struct Tworr {
     min_garbage_pages: u64,
 }
 
-impl ClassScheme for Tworr {
+impl PlacementScheme for Tworr {
+    type Config = PlacementSchemeConfig;
+
     fn new(config: &PlacementSchemeConfig, space: SchemeSpace) -> Self {
         let PlacementSchemeConfig::Tworr {
             min_region_garbage_blocks,
