@@ -18,7 +18,7 @@ impl Ssd {
         self.blocks.state[b] = BlockState::Full;
         self.blocks.owner[b] = BlockTable::NO_OWNER;
         self.victim_insert(block);
-        if let Some(c) = &mut self.classes {
+        if let Some(c) = self.placement.classes_mut() {
             let mut words = ValidWords::of(self.geo.first_page(block), self.geo.pages_per_block);
             let (bits, oob) = (&self.valid_bits, &self.oob_lpn);
             c.sealed(block, |pages| {
@@ -94,7 +94,7 @@ impl Ssd {
             FrontierKey::Cold => (0, true),
             FrontierKey::Class { class } => {
                 let now = self.now_pages;
-                if let Some(c) = &mut self.classes {
+                if let Some(c) = self.placement.classes_mut() {
                     c.opened(block, class, now);
                 }
                 (0, false)

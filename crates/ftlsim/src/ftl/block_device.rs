@@ -21,7 +21,7 @@ impl Ssd {
         }
         // Under FDP an invalid placement id becomes handle 0 here, once per request.
         let stream = self.resolve_stream(req.stream)?;
-        if let Some(c) = &mut self.classes {
+        if let Some(c) = self.placement.classes_mut() {
             c.request(
                 req.lpn,
                 req.pages,

@@ -25,7 +25,7 @@ use crate::flash::{BlockState, NO_BLOCK};
 impl Ssd {
     /// Whether `victim`'s valid pages fit in the room GC has without it, so
     /// that it can copy before it erases.
-    pub(super) fn copy_fits(&self, victim: u32) -> bool {
+    pub(super) fn copy_fits(&mut self, victim: u32) -> bool {
         self.gc_room_pages_for(victim) >= u64::from(self.blocks.valid[victim as usize])
     }
 

@@ -31,6 +31,7 @@
 
 use std::collections::VecDeque;
 
+use super::schemes::UserWrite;
 use crate::config::{Config, DeviceConfig};
 use crate::flash::{BlockTable, Lpn, Ppn};
 use crate::plan::DurabilityPlan;
@@ -428,7 +429,7 @@ impl super::Ssd {
                 "power-loss tracking (the crash test) cannot be combined with the DFTL mapping cache",
             )));
         }
-        if self.classes.is_some() {
+        if self.placement.is_classified() {
             // The tracked write path and recovery place by stream.
             return Err(crate::SimError::Config(crate::ConfigError::new(
                 "ftl.placement_scheme",
@@ -526,7 +527,14 @@ impl super::Ssd {
         content: u64,
     ) -> Result<(), crate::SimError> {
         self.now_pages += 1;
-        let frontier = self.placement.host_frontier(stream);
+        let old = self.l2p[lpn.index()];
+        let frontier = self.placement.stream_user_frontier(&UserWrite {
+            lpn,
+            stream,
+            write_index: self.now_pages - 1,
+            lifespan_pages: (!old.ppn.is_none()).then(|| self.pages_since(old.written_at)),
+            live_pages: 0,
+        });
         let ppn = self.next_page(frontier, true)?;
         self.unmap_after_allocating(lpn);
         self.counters.host_write_pages += 1;

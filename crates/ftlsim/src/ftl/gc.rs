@@ -3,8 +3,8 @@
 //! GC destinations), erase and retirement at the P/E limit, and deferring
 //! to a layer above that cleans.
 
-use super::frontier::GcPage;
 use super::oplog::FlashOp;
+use super::schemes::GcWrite;
 use super::{clear_valid_bit, set_valid_bit, valid_bit, Ssd, ValidWords};
 use crate::error::SimError;
 use crate::flash::{BlockState, BlockTable, Lpn, Ppn, NO_BLOCK};
@@ -62,8 +62,7 @@ impl Ssd {
                 // So may a placement scheme that chooses victims (MiDAS moves
                 // a full block on to its next group).
                 fruitless += 1;
-                let emptiest = self.victims.emptiest_first()
-                    && !self.classes.as_ref().is_some_and(|c| c.chooses_victims());
+                let emptiest = self.victims.emptiest_first() && !self.placement.chooses_victims();
                 if emptiest || fruitless > self.geo.blocks {
                     self.victim_insert(victim);
                     return Err(SimError::DeviceFull {
@@ -125,50 +124,33 @@ impl Ssd {
         let mean_single = self.mean_single_survival();
         let origin_stream = self.blocks.stream[v];
         let now = self.now_pages;
-        if let Some(c) = &mut self.classes {
-            c.reclaiming(victim, valid, now, why == Reclaim::Gc);
-        }
-        // Sharing and placement schemes choose each copy's frontier; the
-        // others one for the whole victim (tested once here, not per page).
-        let per_page = self.sharing.is_some() || self.classes.is_some();
-        // Without sharing every copy is a page of one reference and no
-        // recorded age: one frontier for the whole victim, chosen once
-        // (per page it cost about 8 instructions of every GC copy).
-        let unshared_frontier =
-            self.placement
-                .gc_frontier(GcPage { refs: 1, age: 0 }, mean_single, origin_stream)
-                as u32;
-        let mut words = ValidWords::of(self.geo.first_page(victim), self.geo.pages_per_block);
+        self.placement.reclaiming(
+            victim,
+            origin_stream,
+            valid,
+            mean_single,
+            now,
+            why == Reclaim::Gc,
+        );
+        // With sharing, or a scheme whose GC decision reads the page, each
+        // copy's frontier is asked for; else one for the whole victim
+        // (tested once here, not per page).
+        let per_page = self.sharing.is_some() || self.placement.classifies_each_copy();
+        // Otherwise the scheme is a stream scheme without sharing: its
+        // copies are pages of one reference, and its decision reads only
+        // the victim's stream: one frontier for the whole victim, asked
+        // once (per page it cost about 8 instructions of every GC copy).
+        let unshared_frontier = if per_page {
+            0
+        } else {
+            let write = self.placement.gc_write(Lpn::NONE, 0, 1, now);
+            self.placement.stream_gc_frontier(&write) as u32
+        };
+        let words = ValidWords::of(self.geo.first_page(victim), self.geo.pages_per_block);
         if !per_page && self.content.is_none() && self.ops.is_none() {
-            // Leaves `words` spent: the general scan below stages nothing more.
-            self.stage_plain(&mut words, unshared_frontier);
-        }
-        while let Some((base, mut word)) = words.next(&self.valid_bits) {
-            while word != 0 {
-                let ppn = Ppn::new((base + u64::from(word.trailing_zeros())) as u32);
-                word &= word - 1;
-                debug_assert!(valid_bit(&self.valid_bits, ppn));
-                let lpn = self.oob_lpn[ppn.index()];
-                // The mapping entry is rewritten below: start fetching it now.
-                prefetch(&self.l2p, lpn.index());
-                let content = self.content.as_ref().map_or(0, |c| c[ppn.index()]);
-                let frontier = if !per_page {
-                    unshared_frontier
-                } else if self.sharing.is_some() {
-                    let page = self.stage_shared(ppn);
-                    self.placement.gc_frontier(page, mean_single, origin_stream) as u32
-                } else {
-                    self.classified_gc_frontier(lpn)
-                };
-                self.gc_buffer.push(GcStaged {
-                    lpn,
-                    frontier,
-                    content,
-                });
-                if let Some(ops) = &mut self.ops {
-                    ops.push(FlashOp::Read { ppn, gc: true });
-                }
-            }
+            self.stage_plain(words, unshared_frontier);
+        } else {
+            self.stage_each(words, per_page.then_some(now), unshared_frontier);
         }
         assert_eq!(
             self.gc_buffer.len() as u32,
@@ -212,8 +194,11 @@ impl Ssd {
 
     /// The scan of a victim whose copies all go to `frontier` and carry
     /// nothing but their LPN (no content, no op log): on slices held for
-    /// the whole scan.
-    fn stage_plain(&mut self, words: &mut ValidWords, frontier: u32) {
+    /// the whole scan. Out of line, once per victim: inlined, its loop's
+    /// registers moved with every change to `reclaim` (one more
+    /// instruction per copy at one time).
+    #[inline(never)]
+    fn stage_plain(&mut self, mut words: ValidWords, frontier: u32) {
         let (bits, oob, l2p) = (&self.valid_bits, &self.oob_lpn, &self.l2p);
         let staged = &mut self.gc_buffer;
         while let Some((base, mut word)) = words.next(bits) {
@@ -228,6 +213,46 @@ impl Ssd {
                     frontier,
                     content: 0,
                 });
+            }
+        }
+    }
+
+    /// The scan of a victim in general: each copy's frontier asked of
+    /// sharing's placement or the class scheme when `per_page` is the time
+    /// (`Some(now_pages)`), else `frontier` for all; its content and its
+    /// read logged where they are kept. Out of line, once per victim, as
+    /// `stage_plain` is: in `reclaim` its loop's registers spilled with the
+    /// victim's state around it (cachegrind: about 1 instruction per copy).
+    #[inline(never)]
+    fn stage_each(&mut self, mut words: ValidWords, per_page: Option<u64>, frontier: u32) {
+        while let Some((base, mut word)) = words.next(&self.valid_bits) {
+            while word != 0 {
+                let ppn = Ppn::new((base + u64::from(word.trailing_zeros())) as u32);
+                word &= word - 1;
+                debug_assert!(valid_bit(&self.valid_bits, ppn));
+                let lpn = self.oob_lpn[ppn.index()];
+                // The mapping entry is rewritten below: start fetching it now.
+                prefetch(&self.l2p, lpn.index());
+                let content = self.content.as_ref().map_or(0, |c| c[ppn.index()]);
+                let frontier = match per_page {
+                    None => frontier,
+                    // Sharing runs under a stream scheme only (the plan
+                    // refuses a class scheme beside it).
+                    Some(now) if self.sharing.is_some() => {
+                        let page = self.stage_shared(ppn);
+                        let write = self.placement.gc_write(lpn, page.age, page.refs, now);
+                        self.placement.stream_gc_frontier(&write) as u32
+                    }
+                    Some(_) => self.copy_gc_frontier(lpn),
+                };
+                self.gc_buffer.push(GcStaged {
+                    lpn,
+                    frontier,
+                    content,
+                });
+                if let Some(ops) = &mut self.ops {
+                    ops.push(FlashOp::Read { ppn, gc: true });
+                }
             }
         }
     }
@@ -342,14 +367,22 @@ impl Ssd {
     /// `gc_room_pages` for `victim`: under FDP only one GC frontier may
     /// take its copies (its handle's, or its reclaim group's), with the
     /// free blocks of its reclaim group.
-    pub(super) fn gc_room_pages_for(&self, victim: u32) -> u64 {
+    pub(super) fn gc_room_pages_for(&mut self, victim: u32) -> u64 {
         if self.fdp.is_none() {
             return self.gc_room_pages();
         }
         let origin_stream = self.blocks.stream[victim as usize];
-        let f = self
-            .placement
-            .gc_frontier(GcPage { refs: 1, age: 0 }, 0.0, origin_stream);
+        // FDP's schemes (separate, internal) place a victim's copies by its
+        // handle alone: a victim-wide GC write (`GcWrite`'s note) of this
+        // victim, not yet the one being reclaimed.
+        let f = self.placement.stream_gc_frontier(&GcWrite {
+            lpn: Lpn::NONE,
+            victim_class: origin_stream,
+            age_pages: 0,
+            now_pages: self.now_pages,
+            refs: 1,
+            mean_single_survival: 0.0,
+        });
         let block = self.frontiers[f].block;
         let ppb = self.geo.pages_per_block;
         let open = if block == NO_BLOCK {

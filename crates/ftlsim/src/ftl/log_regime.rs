@@ -35,7 +35,7 @@ impl Ssd {
         if log_pages == 0 || (sealed_invalid as f64 / log_pages as f64) <= plan.garbage_threshold {
             return Ok(());
         }
-        let by_scheme = match &mut self.classes {
+        let by_scheme = match self.placement.classes_mut() {
             Some(c) if c.chooses_victims() => {
                 let (blocks, now, ppb) = (&self.blocks, self.now_pages, self.geo.pages_per_block);
                 c.scheme_victim(blocks, 0..self.geo.blocks, |i| {
@@ -66,7 +66,7 @@ impl Ssd {
         }
         // Without sharing (refused with a scheme) a valid page is a logical
         // page holding data, one each.
-        let live = self.classes.as_ref().map_or(0, |c| c.live_pages());
+        let live = self.placement.classes().map_or(0, |c| c.live_pages());
         let sealed_valid = live - open_valid;
         (sealed_pages + open_written, sealed_pages - sealed_valid)
     }

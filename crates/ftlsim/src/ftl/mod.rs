@@ -6,7 +6,8 @@
 //! the mapping), `alloc.rs` (pages from frontiers, blocks opened and closed),
 //! `gc.rs` (collect, reclaim, erase and retirement), `victims.rs` (the victim
 //! index of each reclaim group, over `segments::VictimIndex`), `background.rs`,
-//! `wear.rs`, `oplog.rs`, `survival.rs`; the optional features (sharing,
+//! `wear.rs`, `oplog.rs`, `survival.rs`, `placement.rs` (which frontier
+//! a page goes to: the dispatch over the placement schemes of `schemes/`); the optional features (sharing,
 //! durability, DFTL, FDP, zones) keep theirs. The fields are private to
 //! `ftl/`: the rest of the crate goes through methods.
 //!
@@ -49,6 +50,7 @@ mod classified;
 mod gc;
 mod log_regime;
 mod oplog;
+mod placement;
 mod survival;
 mod victims;
 mod wear;
@@ -66,8 +68,9 @@ use crate::metrics::{Counters, LogHistogram, StreamCounters, WearSummary};
 use crate::plan::{DeviceMode, Plan, SsdPlan};
 use crate::rng;
 use crate::segments::{FreePool, VictimIndex};
-use frontier::{Frontier, Placement, Scheme};
+use frontier::Frontier;
 use gc::GcStaged;
+use placement::{Placement, Scheme};
 use sharing::Sharing;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -227,8 +230,6 @@ pub struct Ssd {
     fdp: Option<fdp::Fdp>,
     /// The DFTL cached mapping table (`ftl.mapping_cache_entries`), when on.
     cmt: Option<Box<dftl::MappingCache>>,
-    /// The placement scheme (`[ftl.placement_scheme]`), when one is set.
-    classes: Option<Box<schemes::Classes>>,
     /// SepBIT's log regime (`ftl.regime = "log"`, `log_regime.rs`): GC by
     /// the log's garbage proportion after each write request, no
     /// watermarks.
@@ -260,7 +261,15 @@ impl Ssd {
         geo.blocks /= erase_unit_blocks;
         let logical_pages = plan.logical_pages;
         let physical = geo.physical_pages() as usize;
-        let placement = Placement::from_plan(&plan.placement);
+        let placement = Placement::from_plan(
+            &plan.placement,
+            schemes::SchemeSpace {
+                logical_pages,
+                block_pages: geo.pages_per_block,
+                blocks: geo.blocks,
+                seed: plan.seed,
+            },
+        );
         let mut frontiers = placement.frontiers();
         // The DFTL mapping cache: translation pages are internal LPNs above
         // the host's, on a frontier of their own.
@@ -334,19 +343,6 @@ impl Ssd {
             erase_unit_blocks,
             fdp: fdp::Fdp::of(plan.mode),
             cmt,
-            classes: match plan.placement.scheme {
-                Scheme::Classified(config) => Some(Box::new(schemes::Classes::new(
-                    &config,
-                    geo.blocks,
-                    schemes::SchemeSpace {
-                        logical_pages,
-                        block_pages: ppb,
-                        blocks: geo.blocks,
-                        seed: plan.seed,
-                    },
-                ))),
-                _ => None,
-            },
             log: plan.log,
         };
         if let Some(durability) = &plan.durability {
@@ -421,7 +417,7 @@ impl Ssd {
             + self.sharing.as_ref().map_or(0, Sharing::state_bytes)
             + self.durability.as_ref().map_or(0, |d| d.state_bytes())
             + self.cmt.as_ref().map_or(0, |c| c.state_bytes())
-            + self.classes.as_ref().map_or(0, |c| c.state_bytes());
+            + self.placement.classes().map_or(0, |c| c.state_bytes());
         // state, valid, write_ptr, erase_count, owner, seq, last_write_at, plus victim links
         let per_block = 1 + 4 + 4 + 4 + 4 + 8 + 8 + 8;
         let blocks = self.geo.blocks as usize * per_block;

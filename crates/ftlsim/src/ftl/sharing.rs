@@ -13,6 +13,7 @@
 
 use super::fingerprint_index::FingerprintIndex;
 use super::frontier::GcPage;
+use super::schemes::UserWrite;
 use super::{clear_valid_bit, valid_bit, MapEntry, Ssd, UNMAPPED};
 use crate::error::SimError;
 use crate::flash::{BlockState, Lpn, Ppn};
@@ -319,7 +320,8 @@ impl Ssd {
     ) -> Result<(), SimError> {
         self.now_pages += 1;
         let now = self.now_pages as u32;
-        let old = self.l2p[lpn.index()].ppn;
+        let old_entry = self.l2p[lpn.index()];
+        let old = old_entry.ppn;
         let duplicate = self
             .sharing
             .as_ref()
@@ -366,7 +368,13 @@ impl Ssd {
             self.l2p[lpn.index()].ppn = Ppn::NONE;
             self.drop_ref(lpn, old);
         }
-        let frontier = self.placement.host_frontier(stream);
+        let frontier = self.placement.stream_user_frontier(&UserWrite {
+            lpn,
+            stream,
+            write_index: self.now_pages - 1,
+            lifespan_pages: (!old.is_none()).then(|| self.pages_since(old_entry.written_at)),
+            live_pages: 0,
+        });
         let ppn = self.next_page(frontier, true)?;
         if TRACKED {
             self.unmap_after_allocating(lpn);

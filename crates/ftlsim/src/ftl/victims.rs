@@ -49,7 +49,7 @@ impl Ssd {
     /// test per GC, and no scan, without such a scheme).
     #[inline]
     pub(super) fn choose_victim(&mut self, group: u32) -> Option<u32> {
-        if self.classes.as_ref().is_some_and(|c| c.chooses_victims()) {
+        if self.placement.chooses_victims() {
             if let Some(victim) = self.scheme_victim(group) {
                 return Some(victim);
             }
@@ -71,7 +71,7 @@ impl Ssd {
         let first = group * self.group_blocks;
         let end = (first + self.group_blocks).min(self.geo.blocks);
         let (blocks, ppb) = (&self.blocks, self.geo.pages_per_block);
-        let classes = self.classes.as_mut()?;
+        let classes = self.placement.classes_mut()?;
         let victim = classes.scheme_victim(blocks, first..end, |b| {
             let valid = blocks.valid[b];
             (valid < ppb).then(|| -f64::from(valid))

@@ -6,6 +6,7 @@
 
 use super::durability;
 use super::oplog::FlashOp;
+use super::schemes::UserWrite;
 use super::victims::victim_index;
 use super::{clear_valid_bit, set_valid_bit, MapEntry, PageRead, Ssd, UNMAPPED};
 use crate::error::SimError;
@@ -63,7 +64,7 @@ impl Ssd {
         // One test for the features whose write paths live out of line:
         // each its own branch here made this function (inlined into the
         // request loop) big enough to tip the sharing path out of line.
-        if self.durability.is_some() | self.cmt.is_some() | self.classes.is_some() {
+        if self.durability.is_some() | self.cmt.is_some() | self.placement.is_classified() {
             return self.write_page_out_of_line(lpn, stream, content);
         }
         self.write_page_mapped(lpn, stream, content)
@@ -83,6 +84,7 @@ impl Ssd {
         } else if self.cmt.is_some() {
             self.write_page_cached(lpn, stream, content)
         } else {
+            debug_assert_eq!(stream, 0, "a class scheme runs over one stream");
             self.write_page_classified(lpn, content)
         }
     }
@@ -102,7 +104,13 @@ impl Ssd {
             self.l2p[lpn.index()].ppn = Ppn::NONE;
             self.invalidate(old);
         }
-        let frontier = self.placement.host_frontier(stream);
+        let frontier = self.placement.stream_user_frontier(&UserWrite {
+            lpn,
+            stream,
+            write_index: self.now_pages - 1,
+            lifespan_pages: (!old.ppn.is_none()).then(|| self.pages_since(old.written_at)),
+            live_pages: 0,
+        });
         self.program_host_page(lpn, frontier, content)
     }
 
@@ -209,7 +217,7 @@ impl Ssd {
             }
             self.l2p[lpn.index()] = UNMAPPED;
             self.invalidate(old);
-            if let Some(c) = &mut self.classes {
+            if let Some(c) = self.placement.classes_mut() {
                 c.trimmed(lpn, self.geo.block_of(old.ppn));
             }
             if self.durability.is_some() {

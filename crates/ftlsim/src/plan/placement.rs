@@ -2,7 +2,8 @@
 //! `ftl.frontiers`, `ftl.internal_streams`, `ftl.placement` with
 //! `ftl.coldmap_threshold`, and FDP's isolation), over how many streams, and
 //! so how many frontiers the device keeps open. The one place the frontier
-//! count is derived; `ftl/frontier.rs` builds its `Placement` from this.
+//! count is derived; `ftl/placement.rs` builds its `Placement` (the
+//! dispatch over the schemes of `ftl/schemes/`) from this.
 
 use crate::config::placement::FK_SPAN_CAPACITIES;
 use crate::config::{

@@ -4,7 +4,7 @@
 //! class. A page written for the first time starts at level 0. Pages that
 //! are rewritten often climb to the hot classes; pages GC keeps moving sink.
 
-use super::{ClassScheme, GcWrite, SchemeSpace, UserWrite};
+use super::{PlacementScheme, GcWrite, SchemeSpace, UserWrite};
 use crate::config::PlacementSchemeConfig;
 
 #[derive(Debug, Clone)]
@@ -16,7 +16,9 @@ pub(crate) struct Dac {
 
 const NEVER: u8 = u8::MAX;
 
-impl ClassScheme for Dac {
+impl PlacementScheme for Dac {
+    type Config = PlacementSchemeConfig;
+
     fn new(config: &PlacementSchemeConfig, space: SchemeSpace) -> Self {
         let PlacementSchemeConfig::Dac { classes } = *config else {
             unreachable!("built from its own variant")

@@ -17,7 +17,7 @@
 //! The extents are a sorted vector (at most `max_extents` + 1 of them) with
 //! its capacity reserved up front: no allocation per request.
 
-use super::{ClassScheme, GcWrite, HostRequest, SchemeSpace, UserWrite};
+use super::{PlacementScheme, GcWrite, HostRequest, SchemeSpace, UserWrite};
 use crate::config::PlacementSchemeConfig;
 
 #[derive(Debug, Clone, Copy)]
@@ -80,7 +80,9 @@ impl Eti {
     }
 }
 
-impl ClassScheme for Eti {
+impl PlacementScheme for Eti {
+    type Config = PlacementSchemeConfig;
+
     fn new(config: &PlacementSchemeConfig, space: SchemeSpace) -> Self {
         let PlacementSchemeConfig::Eti {
             max_extents,

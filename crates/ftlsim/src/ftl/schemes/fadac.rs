@@ -11,7 +11,7 @@
 //! pages holding data plus the dead pages of the open blocks, counted here
 //! from the blocks' deaths and seals.
 
-use super::{ClassScheme, GcWrite, HostRequest, Invalidated, Reclaimed, SchemeSpace, UserWrite};
+use super::{PlacementScheme, GcWrite, HostRequest, Invalidated, Reclaimed, SchemeSpace, UserWrite};
 use crate::config::PlacementSchemeConfig;
 use crate::flash::Lpn;
 
@@ -43,7 +43,9 @@ impl Fadac {
     }
 }
 
-impl ClassScheme for Fadac {
+impl PlacementScheme for Fadac {
+    type Config = PlacementSchemeConfig;
+
     fn new(config: &PlacementSchemeConfig, space: SchemeSpace) -> Self {
         let PlacementSchemeConfig::Fadac { classes } = *config else {
             unreachable!("built from its own variant")

@@ -22,7 +22,7 @@
 //! follows (`host::oracle::remaining_lifetimes`). In the pre-pass itself
 //! there is no future yet, and every write takes class 0.
 
-use super::{ClassScheme, GcWrite, SchemeSpace, UserWrite};
+use super::{GcWrite, PlacementScheme, SchemeSpace, UserWrite};
 use crate::config::placement::FK_SPAN_CAPACITIES;
 use crate::config::{FkLifespanClasses, PlacementSchemeConfig};
 use crate::future::{Lifetimes, NEVER};
@@ -93,7 +93,9 @@ fn geometric_bounds(last: u16, block_pages: u64, span_pages: u64) -> Vec<u64> {
     }
 }
 
-impl ClassScheme for Fk {
+impl PlacementScheme for Fk {
+    type Config = PlacementSchemeConfig;
+
     fn new(config: &PlacementSchemeConfig, space: SchemeSpace) -> Self {
         let PlacementSchemeConfig::Fk {
             lifespan_classes,

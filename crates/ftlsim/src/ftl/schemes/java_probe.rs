@@ -10,7 +10,7 @@
 
 use std::io::{BufRead, BufWriter, Write};
 
-use super::{Classes, PlacementSchemeConfig, SchemeSpace};
+use super::{Classes, PlacementSchemeConfig, SchemeSpace, UserWrite};
 use crate::flash::Lpn;
 
 fn var(name: &str) -> String {
@@ -63,7 +63,13 @@ fn decisions_of_a_trace() {
                 classes.invalidated(lpn, segment_of[l]);
                 now_pages - written_at[l]
             });
-            let class = classes.user_class(lpn, now_pages, lifespan);
+            let class = classes.user_class(&UserWrite {
+                lpn,
+                stream: 0,
+                write_index: now_pages - 1,
+                lifespan_pages: lifespan,
+                live_pages: 0,
+            });
             let block = *open[usize::from(class)].get_or_insert_with(|| {
                 next_block += 1;
                 classes.opened(next_block - 1, class, now_pages);

@@ -1,10 +1,31 @@
-//! Placement schemes (`[ftl.placement_scheme]`, docs/placement.md): each
-//! makes the two decisions of data placement — the class of a user write
-//! and the class of a GC write — and may learn when a segment (here a
-//! block) is reclaimed. A class is a frontier: the FTL opens a block per
-//! class and carries the choice out. A scheme is a file here, a line in
-//! `placement_schemes!` below and a variant of `PlacementSchemeConfig`
-//! with its keys.
+//! Placement schemes: the one placement interface and every scheme behind
+//! it (docs/placement.md). Each scheme makes the two decisions of data
+//! placement — the class of a user write (`user_class`, from its LPN, the
+//! time, its stream hint) and the class of a GC write (`gc_class`, from the
+//! victim's class, the page's age since its last user write, its
+//! references, and the scheme's own state) — and may learn when a segment
+//! (here a block) is reclaimed (`reclaimed`). A class is a frontier: the
+//! FTL opens a block per class and carries the choice out.
+//!
+//! Two families implement `PlacementScheme`, and `ftl/placement.rs`
+//! dispatches over them statically (an enum, no `Box<dyn>`):
+//! * the stream schemes, built in, chosen by `ftl.frontiers`,
+//!   `ftl.internal_streams`, `ftl.placement` and FDP's isolation:
+//!   `shared.rs` (one stream or several host streams; a copy returns to its
+//!   stream), `separate_gc.rs` (a GC frontier per FDP reclaim group; FDP's
+//!   initially isolated handles), `internal.rs` (PCStream's internal
+//!   streams; FDP's persistently isolated handles) and `coldmap.rs` (a GC
+//!   frontier and Coldmap's cold zone). Their user decision is the write's
+//!   stream hint — the host stream or FDP placement handle it resolved to —
+//!   which is how the host's stream assigners (PCStream, AutoStream, manual
+//!   maps, FDP placement ids) place through this interface; their frontier
+//!   indices are fixed (host 0.., then GC, then cold), so results do not
+//!   move. They keep no state and learn nothing at a reclaim.
+//! * the schemes of `[ftl.placement_scheme]`, each a file here, a line in
+//!   `placement_schemes!` below and a variant of `PlacementSchemeConfig`
+//!   with its keys; `classes.rs` (`Classes`) is the FTL's side of them: the
+//!   class and opening time of each block, the pages holding data, and the
+//!   victim's class, which it fills into their inputs.
 //!
 //! Time is logical, in host page writes (the `Ssd`'s `now_pages`), as in
 //! SepBIT's simulator, whose clock counts user block writes; the schemes
@@ -27,6 +48,11 @@ use crate::config::PlacementSchemeConfig;
 use crate::flash::Lpn;
 use crate::future::Lifetimes;
 
+pub(crate) use classes::Classes;
+pub(crate) use coldmap::{Coldmap, ColdmapKeys};
+pub(crate) use internal::InternalStreams;
+pub(crate) use separate_gc::SeparateGc;
+pub(crate) use shared::SharedStreams;
 pub(crate) use victim_choice::{ClassBlocks, VictimChoice, VictimOrder};
 
 /// The space a scheme works over.
@@ -63,31 +89,50 @@ pub(crate) struct Invalidated {
     pub class: u16,
 }
 
-/// A user write, as a scheme sees it.
+/// A user (host) write, the input of the user decision.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct UserWrite {
     pub lpn: Lpn,
-    /// The host page writes before this one: its index in a pre-pass's
-    /// lifespans.
+    /// The stream hint: the host stream or FDP placement handle the write
+    /// resolved to (0 when the host gives none), as a host layer (PCStream,
+    /// AutoStream, a manual map) or the request set it.
+    pub stream: u16,
+    /// The host page writes before this one (the time, and its index in a
+    /// pre-pass's lifespans).
     pub write_index: u64,
     /// Host page writes since this page's last user write, when it holds
     /// data (an overwrite); `None` for a page never written or trimmed.
     pub lifespan_pages: Option<u64>,
-    /// Logical pages holding data, this write included.
+    /// Logical pages holding data, this write included. `Classes` counts
+    /// them for the schemes of `[ftl.placement_scheme]`; the FTL does not,
+    /// and gives 0 (the stream schemes do not read it).
     pub live_pages: u64,
 }
 
-/// A GC write: a valid page of the victim being reclaimed.
+/// A GC write: a valid page of the victim being reclaimed, the input of
+/// the GC decision.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct GcWrite {
+    /// The page (`Lpn::NONE` when the decision is asked once for a whole
+    /// victim: below).
     pub lpn: Lpn,
-    /// The class of the block the page is copied out of.
+    /// The victim's class: for a stream scheme the stream its block was
+    /// opened for; for a scheme of `[ftl.placement_scheme]` the class it
+    /// chose (`Classes` fills it in).
     pub victim_class: u16,
     /// Host page writes since the page's data was written by the host.
     pub age_pages: u64,
     /// Host page writes so far.
     pub now_pages: u64,
+    /// LPNs sharing the page (1 without many-to-one mapping).
+    pub refs: u32,
+    /// The mean survival of single-mapped pages so far (0 when none died
+    /// yet, or survival is not kept): Coldmap's age-aware threshold.
+    pub mean_single_survival: f64,
 }
+// Without sharing a stream scheme's GC decision reads nothing of the page
+// but its one reference, so the FTL asks it once per victim: `lpn` NONE,
+// `refs` 1 and `age_pages` 0 (`Placement::classifies_each_copy` is false).
 
 /// A block reclaimed, before its valid pages are copied.
 #[derive(Debug, Clone, Copy)]
@@ -103,12 +148,20 @@ pub(crate) struct Reclaimed {
     pub gc: bool,
 }
 
-/// What every scheme answers. `classes` frontiers exist; a class returned
-/// must be below the count `PlacementSchemeConfig::classes` gives.
-pub(crate) trait ClassScheme {
-    fn new(config: &PlacementSchemeConfig, space: SchemeSpace) -> Self;
+/// The one placement interface, which every scheme answers. A scheme's
+/// frontiers are its classes: a class returned must be one of them (below
+/// `PlacementSchemeConfig::classes`, or a stream scheme's frontier count).
+pub(crate) trait PlacementScheme {
+    /// What the scheme is built from: `PlacementSchemeConfig` for the
+    /// schemes of `[ftl.placement_scheme]`, the stream layout (and keys)
+    /// for the stream schemes.
+    type Config;
+    fn new(config: &Self::Config, space: SchemeSpace) -> Self;
+    /// The user decision: the class of a host write.
     fn user_class(&mut self, write: &UserWrite) -> u16;
+    /// The GC decision: the class of a GC write.
     fn gc_class(&mut self, write: &GcWrite) -> u16;
+    /// A block was reclaimed (SepBIT learns its lifespan threshold here).
     fn reclaimed(&mut self, _block: &Reclaimed) {}
     /// The remaining lifespan of every host page write of the run, from its
     /// pre-pass (a scheme that `foresees`; the others ignore it).
@@ -174,14 +227,14 @@ macro_rules! placement_schemes {
                 }
             }
 
-            #[inline]
+            #[inline(always)]
             fn user_class(&mut self, write: &UserWrite) -> u16 {
                 match self {
                     $( Self::$variant(s) => s.user_class(write), )*
                 }
             }
 
-            #[inline]
+            #[inline(always)]
             fn gc_class(&mut self, write: &GcWrite) -> u16 {
                 match self {
                     $( Self::$variant(s) => s.gc_class(write), )*
@@ -265,10 +318,17 @@ fn kebab(name: &str) -> String {
     out
 }
 
+mod classes;
 mod fifo_scan;
 #[cfg(test)]
 mod java_probe;
 mod victim_choice;
+
+// The stream schemes (module comment), built from the plan, not listed.
+mod coldmap;
+mod internal;
+mod separate_gc;
+mod shared;
 
 placement_schemes! {
     Nosep(nosep::Nosep),
@@ -289,176 +349,51 @@ placement_schemes! {
     Tworr(tworr::Tworr),
 }
 
-/// The FTL's side of a scheme: the scheme, and what it needs of each block
-/// (its class and when it opened) and of the device (pages holding data).
-#[derive(Debug, Clone)]
-pub(crate) struct Classes {
-    scheme: SchemeState,
-    classes: u16,
-    block_class: Vec<u16>,
-    block_opened_at: Vec<u64>,
-    live_pages: u64,
-    /// The class of the block being reclaimed, for its copies.
-    victim_class: u16,
-    /// Write requests so far: the clock of a request without an arrival.
-    write_requests: u64,
-    /// The valid pages of the block being sealed, for a scheme that wants
-    /// them (capacity: a block's pages, reserved once).
-    sealed_pages: Vec<Lpn>,
-    /// The scheme's `chooses_victims`, asked once.
-    chooses_victims: bool,
-    /// Per class, the sealed blocks GC sees (for `victim_choice`).
-    view: Vec<ClassBlocks>,
-}
-
-impl Classes {
-    pub(crate) fn new(config: &PlacementSchemeConfig, blocks: u32, space: SchemeSpace) -> Self {
-        let scheme = SchemeState::new(config, space);
-        Self {
-            chooses_victims: scheme.chooses_victims(),
-            view: Vec::new(),
-            scheme,
-            classes: config.classes(),
-            block_class: vec![0; blocks as usize],
-            block_opened_at: vec![0; blocks as usize],
-            live_pages: 0,
-            victim_class: 0,
-            write_requests: 0,
-            sealed_pages: Vec::with_capacity(space.block_pages as usize),
-        }
-    }
-
-    /// A host write request of `pages` pages from `lpn`, before its pages,
-    /// `writes_before` host page writes into the run. A request outside
-    /// the logical space is not heard: its first page out of range fails
-    /// it.
-    pub(crate) fn request(
-        &mut self,
-        lpn: u64,
-        pages: u32,
-        arrival_ns: Option<u64>,
-        writes_before: u64,
-        logical_pages: u32,
-    ) {
-        let time_us = arrival_ns.map_or(self.write_requests, |ns| ns / 1_000);
-        self.write_requests += 1;
-        if pages == 0 || lpn + u64::from(pages) > u64::from(logical_pages) {
-            return;
-        }
-        self.scheme.request(&HostRequest {
-            lpn: Lpn::new(lpn as u32),
-            pages,
-            time_us,
-            writes_before,
-            live_pages: self.live_pages,
-        });
-    }
-
-    /// The data of `lpn` in `block` died: an overwrite, before its
-    /// `user_class`.
-    #[inline]
-    pub(crate) fn invalidated(&mut self, lpn: Lpn, block: u32) {
-        let class = self.block_class[block as usize];
-        self.scheme.invalidated(&Invalidated { lpn, block, class });
-    }
-
-    /// `block` is full; `valid_pages` lists its valid pages' LPNs into the
-    /// buffer it is given, called only for a scheme that wants them.
-    pub(crate) fn sealed(&mut self, block: u32, valid_pages: impl FnOnce(&mut Vec<Lpn>)) {
-        let class = self.block_class[block as usize];
-        self.sealed_pages.clear();
-        if self.scheme.wants_sealed_pages() {
-            valid_pages(&mut self.sealed_pages);
-        }
-        self.scheme.sealed(block, class, &self.sealed_pages);
-    }
-
-    /// The class (the frontier) of a user write of `lpn`.
-    #[inline]
-    pub(crate) fn user_class(
-        &mut self,
-        lpn: Lpn,
-        now_pages: u64,
-        lifespan_pages: Option<u64>,
-    ) -> u16 {
-        if lifespan_pages.is_none() {
-            self.live_pages += 1;
-        }
-        let class = self.scheme.user_class(&UserWrite {
-            lpn,
-            write_index: now_pages - 1,
-            lifespan_pages,
-            live_pages: self.live_pages,
-        });
-        debug_assert!(
-            class < self.classes,
-            "user class {class} of {}",
-            self.classes
-        );
-        class
-    }
-
-    /// The pre-pass's lifespans, for a scheme that foresees.
-    pub(crate) fn foresee(&mut self, future: &Lifetimes) {
-        self.scheme.foresee(future);
-    }
-
-    /// Logical pages holding data.
-    pub(crate) fn live_pages(&self) -> u64 {
-        self.live_pages
-    }
-
-    /// `lpn`, in `block`, stopped holding data (a trim).
-    pub(crate) fn trimmed(&mut self, lpn: Lpn, block: u32) {
-        self.live_pages -= 1;
-        self.invalidated(lpn, block);
-    }
-
-    /// `block` opened for `class` at `now_pages`.
-    pub(crate) fn opened(&mut self, block: u32, class: u16, now_pages: u64) {
-        self.block_class[block as usize] = class;
-        self.block_opened_at[block as usize] = now_pages;
-    }
-
-    /// `victim`, holding `valid_pages`, is about to be reclaimed (`gc`: by
-    /// GC, not wear leveling): its copies take classes next.
-    pub(crate) fn reclaiming(&mut self, victim: u32, valid_pages: u32, now_pages: u64, gc: bool) {
-        let v = victim as usize;
-        self.victim_class = self.block_class[v];
-        self.scheme.reclaimed(&Reclaimed {
-            block: victim,
-            class: self.victim_class,
-            lifespan_pages: now_pages - self.block_opened_at[v],
-            valid_pages,
-            gc,
-        });
-    }
-
-    /// The class (the frontier) of a GC copy of `lpn` out of the victim
-    /// `reclaiming` named, its data `age_pages` old.
-    #[inline]
-    pub(crate) fn gc_class(&mut self, lpn: Lpn, age_pages: u64, now_pages: u64) -> u16 {
-        let class = self.scheme.gc_class(&GcWrite {
-            lpn,
-            victim_class: self.victim_class,
-            age_pages,
-            now_pages,
-        });
-        debug_assert!(class < self.classes, "GC class {class} of {}", self.classes);
-        class
-    }
-
-    /// Bytes of the scheme's state per logical page, roughly (the block
-    /// arrays and per-page state).
-    pub(crate) fn state_bytes(&self) -> usize {
-        self.block_class.len() * (2 + 8) + self.scheme.state_bytes()
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::scheme_names;
+pub(super) mod tests {
+    use super::{scheme_names, GcWrite, SchemeSpace, UserWrite};
     use crate::config::PlacementSchemeConfig;
+    use crate::flash::Lpn;
+
+    /// A small space, for a scheme's unit tests.
+    pub(in crate::ftl::schemes) fn space() -> SchemeSpace {
+        SchemeSpace {
+            logical_pages: 1024,
+            block_pages: 64,
+            blocks: 32,
+            seed: 1,
+        }
+    }
+
+    /// A first write of page 7 with stream hint `stream`.
+    pub(in crate::ftl::schemes) fn user_write(stream: u16) -> UserWrite {
+        UserWrite {
+            lpn: Lpn::new(7),
+            stream,
+            write_index: 0,
+            lifespan_pages: None,
+            live_pages: 0,
+        }
+    }
+
+    /// A GC write of page 7 out of a victim of class (stream)
+    /// `victim_class`, with `refs` references, `age_pages` old, the mean
+    /// single-mapped survival `mean`.
+    pub(in crate::ftl::schemes) fn gc_write(
+        victim_class: u16,
+        refs: u32,
+        age_pages: u64,
+        mean: f64,
+    ) -> GcWrite {
+        GcWrite {
+            lpn: Lpn::new(7),
+            victim_class,
+            age_pages,
+            now_pages: 1_000_000,
+            refs,
+            mean_single_survival: mean,
+        }
+    }
 
     /// Each listed name is a `type` the config takes, and names itself.
     #[test]

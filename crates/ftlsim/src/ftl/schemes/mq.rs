@@ -12,7 +12,7 @@
 //! read from; its classes are therefore exactly the rule above, and that
 //! is what is kept here (a count per chunk).
 
-use super::{ClassScheme, GcWrite, HostRequest, SchemeSpace, UserWrite};
+use super::{PlacementScheme, GcWrite, HostRequest, SchemeSpace, UserWrite};
 use crate::config::PlacementSchemeConfig;
 
 #[derive(Debug, Clone)]
@@ -36,7 +36,9 @@ pub(super) fn log_class(n: u64, top: u16) -> u16 {
     u16::try_from(level).map_or(top, |l| l.min(top))
 }
 
-impl ClassScheme for Mq {
+impl PlacementScheme for Mq {
+    type Config = PlacementSchemeConfig;
+
     fn new(config: &PlacementSchemeConfig, space: SchemeSpace) -> Self {
         let PlacementSchemeConfig::Mq {
             classes,

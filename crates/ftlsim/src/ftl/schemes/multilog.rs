@@ -23,7 +23,7 @@
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::{ClassScheme, GcWrite, Invalidated, Reclaimed, SchemeSpace, UserWrite};
+use super::{PlacementScheme, GcWrite, Invalidated, Reclaimed, SchemeSpace, UserWrite};
 use crate::config::PlacementSchemeConfig;
 use crate::rng;
 
@@ -44,7 +44,9 @@ pub(crate) struct Multilog {
 
 const NEVER: u8 = u8::MAX;
 
-impl ClassScheme for Multilog {
+impl PlacementScheme for Multilog {
+    type Config = PlacementSchemeConfig;
+
     fn new(config: &PlacementSchemeConfig, space: SchemeSpace) -> Self {
         let PlacementSchemeConfig::Multilog { classes } = *config else {
             unreachable!("built from its own variant")

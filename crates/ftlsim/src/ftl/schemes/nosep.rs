@@ -1,13 +1,15 @@
 //! NoSep: one class for every write, user or GC (the baseline of SepBIT's
 //! evaluation; ftlsim's `ftl.frontiers = "shared"` with one stream).
 
-use super::{ClassScheme, GcWrite, SchemeSpace, UserWrite};
+use super::{PlacementScheme, GcWrite, SchemeSpace, UserWrite};
 use crate::config::PlacementSchemeConfig;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Nosep;
 
-impl ClassScheme for Nosep {
+impl PlacementScheme for Nosep {
+    type Config = PlacementSchemeConfig;
+
     fn new(_: &PlacementSchemeConfig, _: SchemeSpace) -> Self {
         Nosep
     }

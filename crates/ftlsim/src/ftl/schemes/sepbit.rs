@@ -17,7 +17,7 @@
 //! tracked here (the page's previous write time is the mapping entry's
 //! `written_at`), so the rule is the FIFO's without keeping its entries.
 
-use super::{ClassScheme, GcWrite, Reclaimed, SchemeSpace, UserWrite};
+use super::{PlacementScheme, GcWrite, Reclaimed, SchemeSpace, UserWrite};
 use crate::config::PlacementSchemeConfig;
 
 #[derive(Debug, Clone)]
@@ -32,7 +32,9 @@ pub(crate) struct Sepbit {
     fifo_pages: u64,
 }
 
-impl ClassScheme for Sepbit {
+impl PlacementScheme for Sepbit {
+    type Config = PlacementSchemeConfig;
+
     fn new(config: &PlacementSchemeConfig, _: SchemeSpace) -> Self {
         let PlacementSchemeConfig::Sepbit {
             lifespan_window_segments,

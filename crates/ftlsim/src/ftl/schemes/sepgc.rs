@@ -1,13 +1,15 @@
 //! SepGC: user writes in class 0, GC writes in class 1 (ftlsim's
 //! `ftl.frontiers = "separate"` with one stream).
 
-use super::{ClassScheme, GcWrite, SchemeSpace, UserWrite};
+use super::{PlacementScheme, GcWrite, SchemeSpace, UserWrite};
 use crate::config::PlacementSchemeConfig;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Sepgc;
 
-impl ClassScheme for Sepgc {
+impl PlacementScheme for Sepgc {
+    type Config = PlacementSchemeConfig;
+
     fn new(_: &PlacementSchemeConfig, _: SchemeSpace) -> Self {
         Sepgc
     }

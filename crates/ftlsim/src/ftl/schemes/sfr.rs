@@ -9,7 +9,7 @@
 //! writes take the last class.
 
 use super::mq::log_class;
-use super::{ClassScheme, GcWrite, HostRequest, SchemeSpace, UserWrite};
+use super::{PlacementScheme, GcWrite, HostRequest, SchemeSpace, UserWrite};
 use crate::config::PlacementSchemeConfig;
 
 #[derive(Debug, Clone)]
@@ -29,7 +29,9 @@ pub(crate) struct Sfr {
     previous_class: u16,
 }
 
-impl ClassScheme for Sfr {
+impl PlacementScheme for Sfr {
+    type Config = PlacementSchemeConfig;
+
     fn new(config: &PlacementSchemeConfig, space: SchemeSpace) -> Self {
         let PlacementSchemeConfig::Sfr {
             classes,

@@ -33,7 +33,7 @@
 
 use std::cmp::Ordering;
 
-use super::{ClassScheme, GcWrite, HostRequest, Invalidated, Reclaimed, SchemeSpace, UserWrite};
+use super::{PlacementScheme, GcWrite, HostRequest, Invalidated, Reclaimed, SchemeSpace, UserWrite};
 use crate::config::PlacementSchemeConfig;
 use crate::flash::Lpn;
 
@@ -152,7 +152,9 @@ impl Sfs {
     }
 }
 
-impl ClassScheme for Sfs {
+impl PlacementScheme for Sfs {
+    type Config = PlacementSchemeConfig;
+
     fn new(config: &PlacementSchemeConfig, space: SchemeSpace) -> Self {
         let PlacementSchemeConfig::Sfs {
             classes,

@@ -22,7 +22,7 @@
 
 use super::fifo_scan::FifoScan;
 use super::{
-    ClassBlocks, ClassScheme, GcWrite, Reclaimed, SchemeSpace, UserWrite, VictimChoice,
+    ClassBlocks, GcWrite, PlacementScheme, Reclaimed, SchemeSpace, UserWrite, VictimChoice,
     VictimOrder,
 };
 use crate::config::{PlacementSchemeConfig, TworrVictim};
@@ -40,7 +40,9 @@ pub(crate) struct Tworr {
     fifo: Option<FifoScan>,
 }
 
-impl ClassScheme for Tworr {
+impl PlacementScheme for Tworr {
+    type Config = PlacementSchemeConfig;
+
     fn new(config: &PlacementSchemeConfig, space: SchemeSpace) -> Self {
         let PlacementSchemeConfig::Tworr {
             min_region_garbage_blocks,

@@ -26,7 +26,7 @@
 //! simulator would then fail on the next user write); with one cluster
 //! taking every user write that cannot be marked anyway.
 
-use super::{ClassScheme, GcWrite, HostRequest, SchemeSpace, UserWrite};
+use super::{PlacementScheme, GcWrite, HostRequest, SchemeSpace, UserWrite};
 use crate::config::PlacementSchemeConfig;
 use crate::flash::Lpn;
 
@@ -98,7 +98,9 @@ impl Warcip {
     }
 }
 
-impl ClassScheme for Warcip {
+impl PlacementScheme for Warcip {
+    type Config = PlacementSchemeConfig;
+
     fn new(config: &PlacementSchemeConfig, space: SchemeSpace) -> Self {
         let PlacementSchemeConfig::Warcip {
             classes,
@@ -200,6 +202,7 @@ mod tests {
     fn user(w: &mut Warcip, lpn: u32) -> u16 {
         w.user_class(&UserWrite {
             lpn: Lpn::new(lpn),
+            stream: 0,
             write_index: 0,
             lifespan_pages: None,
             live_pages: 1,

@@ -46,7 +46,7 @@
 mod model;
 
 use super::{
-    ClassBlocks, ClassScheme, GcWrite, Reclaimed, SchemeSpace, UserWrite, VictimChoice,
+    ClassBlocks, PlacementScheme, GcWrite, Reclaimed, SchemeSpace, UserWrite, VictimChoice,
     VictimOrder,
 };
 use crate::config::PlacementSchemeConfig;
@@ -113,7 +113,9 @@ pub(crate) struct Midas {
     predicted_wa: Option<f64>,
 }
 
-impl ClassScheme for Midas {
+impl PlacementScheme for Midas {
+    type Config = PlacementSchemeConfig;
+
     fn new(config: &PlacementSchemeConfig, space: SchemeSpace) -> Self {
         let PlacementSchemeConfig::Midas {
             max_groups,
@@ -331,7 +333,7 @@ impl Midas {
 
 #[cfg(test)]
 mod tests {
-    use super::{ClassBlocks, ClassScheme, Midas, SchemeSpace, VictimOrder};
+    use super::{ClassBlocks, PlacementScheme, Midas, SchemeSpace, VictimOrder};
     use crate::config::PlacementSchemeConfig;
     use crate::flash::Lpn;
     use crate::ftl::schemes::{Reclaimed, UserWrite};
@@ -368,6 +370,8 @@ mod tests {
         let mut m = midas(1.0);
         let gc = |victim_class| super::GcWrite {
             lpn: Lpn::new(0),
+            refs: 1,
+            mean_single_survival: 0.0,
             victim_class,
             age_pages: 0,
             now_pages: 0,
@@ -417,6 +421,8 @@ mod tests {
         assert_eq!((m.sealed[1], m.moved[1]), (8, 2));
         let gc = super::GcWrite {
             lpn: Lpn::new(0),
+            refs: 1,
+            mean_single_survival: 0.0,
             victim_class: 1,
             age_pages: 0,
             now_pages: 0,
@@ -449,6 +455,7 @@ mod tests {
             };
             m.user_class(&UserWrite {
                 lpn: Lpn::new(lpn as u32),
+                stream: 0,
                 write_index: now,
                 lifespan_pages: Some(1),
                 live_pages: 1000,
@@ -476,6 +483,7 @@ mod tests {
         while now < 1000 + 2000 + 2000 + 1 {
             m.user_class(&UserWrite {
                 lpn: Lpn::new((now % 1000) as u32),
+                stream: 0,
                 write_index: now,
                 lifespan_pages: Some(1),
                 live_pages: 1000,
