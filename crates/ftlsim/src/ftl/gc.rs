@@ -281,7 +281,7 @@ impl Ssd {
         for (i, page) in staged.iter().enumerate() {
             let ppn = self.next_page(self.gc_destination(page.frontier as usize), false)?;
             debug_assert_eq!(self.geo.block_of(self.l2p[page.lpn.index()].ppn), victim);
-            self.program(ppn, page.lpn, page.content);
+            self.program::<false>(ppn, page.lpn, page.content);
             self.log(FlashOp::Program { ppn, gc: true });
             if TRACKED {
                 self.durable_gc_copy(i, ppn, page.content);
