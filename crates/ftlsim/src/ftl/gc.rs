@@ -5,7 +5,7 @@
 
 use super::oplog::FlashOp;
 use super::schemes::GcWrite;
-use super::{clear_valid_bit, set_valid_bit, valid_bit, Ssd, ValidWords};
+use super::{set_valid_range, valid_bit, Ssd, ValidWords};
 use crate::error::SimError;
 use crate::flash::{BlockState, BlockTable, Lpn, Ppn, NO_BLOCK};
 use crate::mem::prefetch;
@@ -336,9 +336,9 @@ impl Ssd {
                 let ppn = first + k as u32;
                 debug_assert_eq!(self.geo.block_of(l2p[page.lpn.index()].ppn), victim);
                 oob[ppn.index()] = page.lpn;
-                set_valid_bit(bits, ppn);
                 l2p[page.lpn.index()].ppn = ppn;
             }
+            set_valid_range(bits, first, pages, true);
             if let Some(c) = &mut self.content {
                 for (k, page) in run.iter().enumerate() {
                     c[(first + k as u32).index()] = page.content;
@@ -434,9 +434,8 @@ impl Ssd {
     #[inline(always)]
     pub(super) fn erase(&mut self, block: u32) {
         let b = block as usize;
-        for ppn in self.geo.pages_of(block) {
-            clear_valid_bit(&mut self.valid_bits, ppn);
-        }
+        let pages = self.geo.pages_per_block;
+        set_valid_range(&mut self.valid_bits, self.geo.first_page(block), pages, false);
         self.blocks.valid[b] = 0;
         self.blocks.write_ptr[b] = 0;
         self.blocks.owner[b] = BlockTable::NO_OWNER;

@@ -103,6 +103,32 @@ fn clear_valid_bit(bits: &mut [u64], ppn: Ppn) {
     bits[ppn.index() / 64] &= !(1u64 << (ppn.get() % 64));
 }
 
+/// Sets (`on`) or clears the valid bits of the `pages` pages from `first`
+/// a word at a time: a whole block at erase, a run of GC copies landing
+/// together. Bit by bit these cost about 8 instructions a page (a block
+/// erased was about 1,800).
+#[inline(always)]
+fn set_valid_range(bits: &mut [u64], first: Ppn, pages: u32, on: bool) {
+    let mut at = u64::from(first.get());
+    let end = at + u64::from(pages);
+    while at < end {
+        let word_end = ((at / 64 + 1) * 64).min(end);
+        let width = word_end - at;
+        let mask = if width == 64 {
+            u64::MAX
+        } else {
+            ((1u64 << width) - 1) << (at % 64)
+        };
+        let word = &mut bits[(at / 64) as usize];
+        if on {
+            *word |= mask;
+        } else {
+            *word &= !mask;
+        }
+        at = word_end;
+    }
+}
+
 /// A block's valid bits a word at a time, in program order, so that a
 /// scan skips a word's dead pages together and visits only the live ones
 /// (GC's scan of its victim, a scheme's look at a sealed block).
