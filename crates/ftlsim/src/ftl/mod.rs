@@ -450,3 +450,30 @@ impl Ssd {
         (l2p + oob + content + blocks) as f64 / self.geo.physical_pages() as f64
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A range set or cleared a word at a time leaves the bitmap as the
+    /// page-by-page loop does, for ranges that start and end inside a
+    /// word, span several, or cover whole words.
+    #[test]
+    fn valid_range_matches_bit_by_bit() {
+        for (first, pages) in [(0, 64), (0, 256), (3, 5), (60, 10), (64, 63), (100, 300), (7, 1)] {
+            for on in [true, false] {
+                let start = if on { 0 } else { u64::MAX };
+                let mut by_word = vec![start; 8];
+                let mut by_bit = by_word.clone();
+                set_valid_range(&mut by_word, Ppn::new(first), pages, on);
+                for p in first..first + pages {
+                    match on {
+                        true => set_valid_bit(&mut by_bit, Ppn::new(p)),
+                        false => clear_valid_bit(&mut by_bit, Ppn::new(p)),
+                    }
+                }
+                assert_eq!(by_word, by_bit, "pages {first}..+{pages}, set {on}");
+            }
+        }
+    }
+}
