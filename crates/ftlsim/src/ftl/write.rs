@@ -126,13 +126,24 @@ impl Ssd {
         frontier: usize,
         content: u64,
     ) -> Result<(), SimError> {
-        let ppn = self.next_page(frontier, true)?;
-        // Counted once it has a page: a write refused at end of life is not a host write.
-        self.counters.host_write_pages += 1;
-        self.program::<PLAIN>(ppn, lpn, content);
-        if !PLAIN {
+        let ppn = if PLAIN {
+            // The allocation knows the page's block and whether the page
+            // fills it: `program` would derive both again.
+            let (ppn, block, fills) = self.next_page_in_block(frontier, true)?;
+            self.counters.host_write_pages += 1;
+            self.program_cells_in::<true>(ppn, block, lpn, content);
+            if fills {
+                self.close_block(block);
+            }
+            ppn
+        } else {
+            let ppn = self.next_page(frontier, true)?;
+            // Counted once it has a page: a write refused at end of life is not a host write.
+            self.counters.host_write_pages += 1;
+            self.program::<false>(ppn, lpn, content);
             self.log(FlashOp::Program { ppn, gc: false });
-        }
+            ppn
+        };
         self.l2p[lpn.index()] = MapEntry {
             ppn,
             written_at: self.now_pages as u32,
@@ -361,6 +372,15 @@ impl Ssd {
         lpn: Lpn,
         content: u64,
     ) -> u32 {
+        let block = self.geo.block_of(ppn);
+        self.program_cells_in::<PLAIN>(ppn, block, lpn, content);
+        block
+    }
+
+    /// `program_cells` of a page whose block the caller knows.
+    #[inline(always)]
+    fn program_cells_in<const PLAIN: bool>(&mut self, ppn: Ppn, block: u32, lpn: Lpn, content: u64) {
+        debug_assert_eq!(block, self.geo.block_of(ppn));
         self.oob_lpn[ppn.index()] = lpn;
         set_valid_bit(&mut self.valid_bits, ppn);
         if !PLAIN {
@@ -369,10 +389,8 @@ impl Ssd {
             }
         }
         self.counters.nand_write_pages += 1;
-        let block = self.geo.block_of(ppn);
         let b = block as usize;
         self.blocks.valid[b] += 1;
         self.blocks.last_write_at[b] = self.now_pages;
-        block
     }
 }
