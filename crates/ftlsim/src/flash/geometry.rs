@@ -118,14 +118,24 @@ mod tests {
             let mut pages = vec![0, 1, d - 1, d, d.saturating_add(1), u32::MAX - 1];
             for k in [2u32, 3, 1000, u32::MAX / d] {
                 let edge = k.saturating_mul(d);
-                pages.extend([edge.saturating_sub(1), edge].into_iter().filter(|&p| p < u32::MAX));
+                pages.extend(
+                    [edge.saturating_sub(1), edge]
+                        .into_iter()
+                        .filter(|&p| p < u32::MAX),
+                );
             }
             for _ in 0..1000 {
-                state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1);
                 pages.push(((state >> 32) as u32).min(u32::MAX - 1));
             }
             for p in pages {
-                assert_eq!(geo.block_of(Ppn::new(p)), p / d, "page {p}, {d} pages per block");
+                assert_eq!(
+                    geo.block_of(Ppn::new(p)),
+                    p / d,
+                    "page {p}, {d} pages per block"
+                );
             }
         }
     }

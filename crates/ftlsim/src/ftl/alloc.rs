@@ -73,7 +73,11 @@ impl Ssd {
             let written = self.blocks.write_ptr[b];
             if written < ppb {
                 self.blocks.write_ptr[b] = written + 1;
-                return Ok((self.geo.first_page(block) + written, block, written + 1 == ppb));
+                return Ok((
+                    self.geo.first_page(block) + written,
+                    block,
+                    written + 1 == ppb,
+                ));
             }
         }
         let ppn = self.next_page_opening(frontier, host)?;

@@ -126,7 +126,10 @@ impl Ssd {
     /// in the same order, as `submit_write::<false>`.
     #[inline(always)]
     pub(crate) fn submit_plain(&mut self, req: &Request) -> Result<Completion, SimError> {
-        debug_assert!(self.writes_plain(), "submit_plain on a device with features");
+        debug_assert!(
+            self.writes_plain(),
+            "submit_plain on a device with features"
+        );
         if req.op != Op::Write {
             return self.submit_other(req);
         }

@@ -460,7 +460,15 @@ mod tests {
     /// word, span several, or cover whole words.
     #[test]
     fn valid_range_matches_bit_by_bit() {
-        for (first, pages) in [(0, 64), (0, 256), (3, 5), (60, 10), (64, 63), (100, 300), (7, 1)] {
+        for (first, pages) in [
+            (0, 64),
+            (0, 256),
+            (3, 5),
+            (60, 10),
+            (64, 63),
+            (100, 300),
+            (7, 1),
+        ] {
             for on in [true, false] {
                 let start = if on { 0 } else { u64::MAX };
                 let mut by_word = vec![start; 8];

@@ -379,7 +379,13 @@ impl Ssd {
 
     /// `program_cells` of a page whose block the caller knows.
     #[inline(always)]
-    fn program_cells_in<const PLAIN: bool>(&mut self, ppn: Ppn, block: u32, lpn: Lpn, content: u64) {
+    fn program_cells_in<const PLAIN: bool>(
+        &mut self,
+        ppn: Ppn,
+        block: u32,
+        lpn: Lpn,
+        content: u64,
+    ) {
         debug_assert_eq!(block, self.geo.block_of(ppn));
         self.oob_lpn[ppn.index()] = lpn;
         set_valid_bit(&mut self.valid_bits, ppn);
