@@ -203,7 +203,10 @@ impl Ssd {
     /// the count fails at the fill, fewer at `reclaim`'s assert.
     #[inline(never)]
     fn stage_plain(&mut self, mut words: ValidWords, frontier: u32, valid: u32) {
-        let (bits, oob, l2p) = (&self.valid_bits, &self.oob_lpn, &self.l2p);
+        // Slices, not the vectors: a store into the buffer might, for all
+        // the compiler knows, change a vector's pointer or length, which
+        // it then reloaded for every copy.
+        let (bits, oob, l2p) = (&self.valid_bits[..], &self.oob_lpn[..], &self.l2p[..]);
         let staged = &mut self.gc_buffer;
         let unset = GcStaged {
             lpn: Lpn::NONE,
@@ -344,7 +347,8 @@ impl Ssd {
             let run = &staged[i..end];
             let pages = run.len() as u32;
             self.blocks.write_ptr[b] += pages - 1;
-            let (l2p, bits) = (&mut self.l2p, &mut self.valid_bits);
+            // A slice, as in `stage_plain`: its pointer and length stay in registers.
+            let (l2p, bits) = (&mut self.l2p[..], &mut self.valid_bits);
             // The run's reverse-map entries, sliced once (one range check, not one per page).
             let oob = &mut self.oob_lpn[first.index()..first.index() + run.len()];
             for ((k, page), slot) in run.iter().enumerate().zip(oob) {
