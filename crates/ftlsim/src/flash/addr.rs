@@ -106,7 +106,7 @@ impl Ppn {
         Self::new(block * pages_per_block + offset)
     }
 
-    /// The page's block, by division (`Geometry::block_of` shifts where it can).
+    /// The page's block, by division (`Geometry::block_of` multiplies by a reciprocal instead).
     #[inline]
     pub fn block(self, pages_per_block: u32) -> u32 {
         debug_assert!(!self.is_none(), "NONE is in no block");

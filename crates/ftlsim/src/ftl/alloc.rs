@@ -57,6 +57,34 @@ impl Ssd {
         self.next_page_opening(frontier, host)
     }
 
+    /// `next_page` with the page's block and whether the page fills it,
+    /// for the plain host write (`program_host_page`), which then programs
+    /// and closes without deriving either again.
+    #[inline(always)]
+    pub(super) fn next_page_in_block(
+        &mut self,
+        frontier: usize,
+        host: bool,
+    ) -> Result<(Ppn, u32, bool), SimError> {
+        let ppb = self.geo.pages_per_block;
+        let block = self.frontiers[frontier].block;
+        if block != NO_BLOCK {
+            let b = block as usize;
+            let written = self.blocks.write_ptr[b];
+            if written < ppb {
+                self.blocks.write_ptr[b] = written + 1;
+                return Ok((
+                    self.geo.first_page(block) + written,
+                    block,
+                    written + 1 == ppb,
+                ));
+            }
+        }
+        let ppn = self.next_page_opening(frontier, host)?;
+        let block = self.geo.block_of(ppn);
+        Ok((ppn, block, self.blocks.write_ptr[block as usize] == ppb))
+    }
+
     /// `next_page` when the frontier has no open block with room.
     #[cold]
     #[inline(never)]

@@ -97,6 +97,62 @@ impl Ssd {
         }
     }
 
+    /// Whether every host write takes the plain path, with none of the
+    /// features that branch off it: no zones, sharing, power-loss tracking,
+    /// DFTL cache, placement scheme, log regime, content kept, op log,
+    /// per-stream survival or reclaim groups. Such a device (an untimed
+    /// uniform or hot/cold run, say) is driven through
+    /// [`crate::run::target::PlainSsd`]. Asked once per phase: none of
+    /// these changes within one (the op log is attached before the
+    /// measured phase starts).
+    pub(crate) fn writes_plain(&self) -> bool {
+        self.zones.is_none()
+            && self.sharing.is_none()
+            && self.durability.is_none()
+            && self.cmt.is_none()
+            && !self.placement.is_classified()
+            && self.log.is_none()
+            && self.content.is_none()
+            && self.ops.is_none()
+            && self.stream_survival.is_none()
+            && self.group_victims.is_empty()
+    }
+
+    /// [`BlockDevice::submit`] for a device that [`Ssd::writes_plain`]:
+    /// the per-request tests of `submit_write` (zones, classes,
+    /// fingerprints, the log regime) and the per-page ones of
+    /// `write_page_of_stream` are known false and left out. A request's
+    /// fingerprints change nothing here: no content is kept. Same effects,
+    /// in the same order, as `submit_write::<false>`.
+    #[inline(always)]
+    pub(crate) fn submit_plain(&mut self, req: &Request) -> Result<Completion, SimError> {
+        debug_assert!(
+            self.writes_plain(),
+            "submit_plain on a device with features"
+        );
+        if req.op != Op::Write {
+            return self.submit_other(req);
+        }
+        let stream = self.resolve_stream(req.stream)?;
+        let mut written = 0u32;
+        let result = loop {
+            if written == req.pages {
+                break Ok(());
+            }
+            // A match, not `and_then`, as in `write_pages_of_stream`.
+            let page = match self.check_lpn(req.lpn + u64::from(written)) {
+                Ok(lpn) => self.write_page_mapped::<true>(lpn, stream, 0),
+                Err(e) => Err(e),
+            };
+            if let Err(e) = page {
+                break Err(e);
+            }
+            written += 1;
+        };
+        self.stream_counters[usize::from(stream)].host_write_pages += u64::from(written);
+        result.map(|()| Completion::default())
+    }
+
     #[inline(never)]
     fn submit_other(&mut self, req: &Request) -> Result<Completion, SimError> {
         let mut done = Completion::default();

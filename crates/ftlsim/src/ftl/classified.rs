@@ -25,7 +25,7 @@ impl Ssd {
             None
         } else {
             self.l2p[lpn.index()].ppn = Ppn::NONE;
-            self.invalidate(old);
+            self.invalidate::<false>(old);
             let block = self.geo.block_of(old.ppn);
             let classes = self.placement.classes_mut().expect("a class scheme");
             classes.invalidated(lpn, block);
@@ -39,7 +39,7 @@ impl Ssd {
             // `Classes` counts the pages holding data.
             live_pages: 0,
         });
-        self.program_host_page(lpn, frontier, content)
+        self.program_host_page::<false>(lpn, frontier, content)
     }
 
     /// The frontier of a GC copy of `lpn` (one reference: no sharing) out

@@ -303,12 +303,12 @@ impl Ssd {
         if !old.ppn.is_none() {
             // Unmapped first, as a host overwrite: GC must not move the dying copy.
             self.l2p[lpn.index()].ppn = Ppn::NONE;
-            self.invalidate_page(old.ppn);
+            self.invalidate_page::<false>(old.ppn);
         }
         // As a host write: the allocation may collect garbage.
         let ppn = self.next_page(frontier, true)?;
         self.counters.translation_write_pages += 1;
-        self.program(ppn, lpn, 0);
+        self.program::<false>(ppn, lpn, 0);
         self.log(FlashOp::Program { ppn, gc: false });
         self.l2p[lpn.index()] = MapEntry {
             ppn,
@@ -377,7 +377,7 @@ impl Ssd {
         content: u64,
     ) -> Result<(), SimError> {
         self.map_access(lpn, true)?;
-        self.write_page_mapped(lpn, stream, content)?;
+        self.write_page_mapped::<false>(lpn, stream, content)?;
         self.flush_translation_updates()
     }
 }

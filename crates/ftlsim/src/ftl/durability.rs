@@ -538,7 +538,7 @@ impl super::Ssd {
         let ppn = self.next_page(frontier, true)?;
         self.unmap_after_allocating(lpn);
         self.counters.host_write_pages += 1;
-        self.program(ppn, lpn, content);
+        self.program::<false>(ppn, lpn, content);
         self.log(super::FlashOp::Program { ppn, gc: false });
         self.l2p[lpn.index()] = super::MapEntry {
             ppn,
@@ -563,7 +563,7 @@ impl super::Ssd {
         if self.sharing.is_some() {
             self.drop_ref(lpn, old.ppn);
         } else {
-            self.invalidate(old);
+            self.invalidate::<false>(old);
         }
     }
 

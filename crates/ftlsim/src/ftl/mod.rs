@@ -103,6 +103,32 @@ fn clear_valid_bit(bits: &mut [u64], ppn: Ppn) {
     bits[ppn.index() / 64] &= !(1u64 << (ppn.get() % 64));
 }
 
+/// Sets (`on`) or clears the valid bits of the `pages` pages from `first`
+/// a word at a time: a whole block at erase, a run of GC copies landing
+/// together. Bit by bit these cost about 8 instructions a page (a block
+/// erased was about 1,800).
+#[inline(always)]
+fn set_valid_range(bits: &mut [u64], first: Ppn, pages: u32, on: bool) {
+    let mut at = u64::from(first.get());
+    let end = at + u64::from(pages);
+    while at < end {
+        let word_end = ((at / 64 + 1) * 64).min(end);
+        let width = word_end - at;
+        let mask = if width == 64 {
+            u64::MAX
+        } else {
+            ((1u64 << width) - 1) << (at % 64)
+        };
+        let word = &mut bits[(at / 64) as usize];
+        if on {
+            *word |= mask;
+        } else {
+            *word &= !mask;
+        }
+        at = word_end;
+    }
+}
+
 /// A block's valid bits a word at a time, in program order, so that a
 /// scan skips a word's dead pages together and visits only the live ones
 /// (GC's scan of its victim, a scheme's look at a sealed block).
@@ -422,5 +448,40 @@ impl Ssd {
         let per_block = 1 + 4 + 4 + 4 + 4 + 8 + 8 + 8;
         let blocks = self.geo.blocks as usize * per_block;
         (l2p + oob + content + blocks) as f64 / self.geo.physical_pages() as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A range set or cleared a word at a time leaves the bitmap as the
+    /// page-by-page loop does, for ranges that start and end inside a
+    /// word, span several, or cover whole words.
+    #[test]
+    fn valid_range_matches_bit_by_bit() {
+        for (first, pages) in [
+            (0, 64),
+            (0, 256),
+            (3, 5),
+            (60, 10),
+            (64, 63),
+            (100, 300),
+            (7, 1),
+        ] {
+            for on in [true, false] {
+                let start = if on { 0 } else { u64::MAX };
+                let mut by_word = vec![start; 8];
+                let mut by_bit = by_word.clone();
+                set_valid_range(&mut by_word, Ppn::new(first), pages, on);
+                for p in first..first + pages {
+                    match on {
+                        true => set_valid_bit(&mut by_bit, Ppn::new(p)),
+                        false => clear_valid_bit(&mut by_bit, Ppn::new(p)),
+                    }
+                }
+                assert_eq!(by_word, by_bit, "pages {first}..+{pages}, set {on}");
+            }
+        }
     }
 }

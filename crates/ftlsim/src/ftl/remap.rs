@@ -99,7 +99,7 @@ impl Ssd {
                 self.l2p[s.index()] = UNMAPPED;
                 if !old.ppn.is_none() {
                     self.l2p[d.index()] = UNMAPPED;
-                    self.invalidate(old);
+                    self.invalidate::<false>(old);
                 }
                 self.oob_lpn[moving.ppn.index()] = d;
                 self.l2p[d.index()] = moving;

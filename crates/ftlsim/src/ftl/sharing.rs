@@ -381,7 +381,7 @@ impl Ssd {
         }
         // Counted once it has a page: a write refused at end of life is not a host write.
         self.counters.host_write_pages += 1;
-        self.program(ppn, lpn, content);
+        self.program::<false>(ppn, lpn, content);
         self.log(super::FlashOp::Program { ppn, gc: false });
         let s = self.sharing.as_mut().expect("sharing on");
         s.pages[ppn.index()] = PageShare {

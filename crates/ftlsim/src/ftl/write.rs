@@ -67,7 +67,7 @@ impl Ssd {
         if self.durability.is_some() | self.cmt.is_some() | self.placement.is_classified() {
             return self.write_page_out_of_line(lpn, stream, content);
         }
-        self.write_page_mapped(lpn, stream, content)
+        self.write_page_mapped::<false>(lpn, stream, content)
     }
 
     /// Power-loss tracking, the DFTL cache or a placement scheme (at most
@@ -90,8 +90,11 @@ impl Ssd {
     }
 
     /// The plain write of a host page whose mapping entry is at hand.
+    /// `PLAIN`: the caller knows the device [`Ssd::writes_plain`], so the
+    /// tests for the features that rules out fold away (the plain driver
+    /// loop, `submit_plain`); every other caller passes `false`.
     #[inline(always)]
-    pub(super) fn write_page_mapped(
+    pub(super) fn write_page_mapped<const PLAIN: bool>(
         &mut self,
         lpn: Lpn,
         stream: u16,
@@ -102,7 +105,7 @@ impl Ssd {
         if !old.ppn.is_none() {
             // Unmap before allocating: GC must not migrate the page this write kills.
             self.l2p[lpn.index()].ppn = Ppn::NONE;
-            self.invalidate(old);
+            self.invalidate::<PLAIN>(old);
         }
         let frontier = self.placement.stream_user_frontier(&UserWrite {
             lpn,
@@ -111,23 +114,36 @@ impl Ssd {
             lifespan_pages: (!old.ppn.is_none()).then(|| self.pages_since(old.written_at)),
             live_pages: 0,
         });
-        self.program_host_page(lpn, frontier, content)
+        self.program_host_page::<PLAIN>(lpn, frontier, content)
     }
 
     /// Programs host page `lpn` (already unmapped) into `frontier` and maps
     /// it: the tail of every one-to-one host write.
     #[inline(always)]
-    pub(super) fn program_host_page(
+    pub(super) fn program_host_page<const PLAIN: bool>(
         &mut self,
         lpn: Lpn,
         frontier: usize,
         content: u64,
     ) -> Result<(), SimError> {
-        let ppn = self.next_page(frontier, true)?;
-        // Counted once it has a page: a write refused at end of life is not a host write.
-        self.counters.host_write_pages += 1;
-        self.program(ppn, lpn, content);
-        self.log(FlashOp::Program { ppn, gc: false });
+        let ppn = if PLAIN {
+            // The allocation knows the page's block and whether the page
+            // fills it: `program` would derive both again.
+            let (ppn, block, fills) = self.next_page_in_block(frontier, true)?;
+            self.counters.host_write_pages += 1;
+            self.program_cells_in::<true>(ppn, block, lpn, content);
+            if fills {
+                self.close_block(block);
+            }
+            ppn
+        } else {
+            let ppn = self.next_page(frontier, true)?;
+            // Counted once it has a page: a write refused at end of life is not a host write.
+            self.counters.host_write_pages += 1;
+            self.program::<false>(ppn, lpn, content);
+            self.log(FlashOp::Program { ppn, gc: false });
+            ppn
+        };
         self.l2p[lpn.index()] = MapEntry {
             ppn,
             written_at: self.now_pages as u32,
@@ -216,7 +232,7 @@ impl Ssd {
                 self.map_dirty(lpn);
             }
             self.l2p[lpn.index()] = UNMAPPED;
-            self.invalidate(old);
+            self.invalidate::<false>(old);
             if let Some(c) = self.placement.classes_mut() {
                 c.trimmed(lpn, self.geo.block_of(old.ppn));
             }
@@ -242,6 +258,22 @@ impl Ssd {
     pub fn prefetch(&self, lpn: u64) {
         if lpn < u64::from(self.logical_pages) {
             prefetch(&self.l2p, lpn as usize);
+        }
+    }
+
+    /// `prefetch_mapped` for a device that [`Ssd::writes_plain`]: the
+    /// valid bit, block count and victim-index links an overwrite of
+    /// `lpn` updates, with no sharing record to follow and no reclaim
+    /// group to find.
+    #[inline(always)]
+    pub(crate) fn prefetch_mapped_plain(&self, lpn: u64) {
+        if let Some(e) = self.l2p.get(lpn as usize) {
+            if !e.ppn.is_none() {
+                let block = self.geo.block_of(e.ppn);
+                prefetch(&self.valid_bits, e.ppn.index() / 64);
+                prefetch(&self.blocks.valid, block as usize);
+                self.victims.prefetch(block);
+            }
         }
     }
 
@@ -274,23 +306,25 @@ impl Ssd {
     }
 
     // Inlined into the write loop: out of line its prologue and epilogue
-    // cost about 13 instructions per overwrite.
+    // cost about 13 instructions per overwrite. `PLAIN` as in
+    // `write_page_mapped`.
     #[inline(always)]
-    pub(super) fn invalidate(&mut self, old: MapEntry) {
-        let b = self.invalidate_page(old.ppn);
+    pub(super) fn invalidate<const PLAIN: bool>(&mut self, old: MapEntry) {
+        let b = self.invalidate_page::<PLAIN>(old.ppn);
         if let Some(h) = &mut self.survival {
             let age = u64::from((self.now_pages as u32).wrapping_sub(old.written_at));
             h.record(age);
-            if self.stream_survival.is_some() {
+            if !PLAIN && self.stream_survival.is_some() {
                 self.record_stream_survival(b, age);
             }
         }
     }
 
     /// Clears page `ppn`'s valid state (count, bit, victim index); returns
-    /// its block. Survival is the caller's (host data only).
+    /// its block. Survival is the caller's (host data only). `PLAIN`: no
+    /// reclaim groups, so the block's victim index is the first.
     #[inline(always)]
-    pub(super) fn invalidate_page(&mut self, ppn: Ppn) -> usize {
+    pub(super) fn invalidate_page<const PLAIN: bool>(&mut self, ppn: Ppn) -> usize {
         let block = self.geo.block_of(ppn);
         let b = block as usize;
         debug_assert!(
@@ -300,13 +334,17 @@ impl Ssd {
         self.blocks.valid[b] -= 1;
         clear_valid_bit(&mut self.valid_bits, ppn);
         if self.blocks.state[b] == BlockState::Full {
-            victim_index(
-                &mut self.victims,
-                &mut self.group_victims,
-                self.group_blocks,
-                block,
-            )
-            .on_invalidate(block, self.blocks.valid[b]);
+            let index = if PLAIN {
+                &mut self.victims
+            } else {
+                victim_index(
+                    &mut self.victims,
+                    &mut self.group_victims,
+                    self.group_blocks,
+                    block,
+                )
+            };
+            index.on_invalidate(block, self.blocks.valid[b]);
         }
         b
     }
@@ -315,9 +353,10 @@ impl Ssd {
     /// Inlined into the host write and GC's landing loop (a call cost about
     /// 20 instructions per page); closing a full block, once per block,
     /// stays out of line.
+    /// `PLAIN` as in `write_page_mapped` (no content kept).
     #[inline(always)]
-    pub(super) fn program(&mut self, ppn: Ppn, lpn: Lpn, content: u64) {
-        let block = self.program_cells(ppn, lpn, content);
+    pub(super) fn program<const PLAIN: bool>(&mut self, ppn: Ppn, lpn: Lpn, content: u64) {
+        let block = self.program_cells::<PLAIN>(ppn, lpn, content);
         if self.blocks.write_ptr[block as usize] == self.geo.pages_per_block {
             self.close_block(block);
         }
@@ -327,17 +366,37 @@ impl Ssd {
     /// or a zone's write pointer): OOB, valid bit, content, counters.
     /// Returns the page's block.
     #[inline(always)]
-    pub(super) fn program_cells(&mut self, ppn: Ppn, lpn: Lpn, content: u64) -> u32 {
+    pub(super) fn program_cells<const PLAIN: bool>(
+        &mut self,
+        ppn: Ppn,
+        lpn: Lpn,
+        content: u64,
+    ) -> u32 {
+        let block = self.geo.block_of(ppn);
+        self.program_cells_in::<PLAIN>(ppn, block, lpn, content);
+        block
+    }
+
+    /// `program_cells` of a page whose block the caller knows.
+    #[inline(always)]
+    fn program_cells_in<const PLAIN: bool>(
+        &mut self,
+        ppn: Ppn,
+        block: u32,
+        lpn: Lpn,
+        content: u64,
+    ) {
+        debug_assert_eq!(block, self.geo.block_of(ppn));
         self.oob_lpn[ppn.index()] = lpn;
         set_valid_bit(&mut self.valid_bits, ppn);
-        if let Some(c) = &mut self.content {
-            c[ppn.index()] = content;
+        if !PLAIN {
+            if let Some(c) = &mut self.content {
+                c[ppn.index()] = content;
+            }
         }
         self.counters.nand_write_pages += 1;
-        let block = self.geo.block_of(ppn);
         let b = block as usize;
         self.blocks.valid[b] += 1;
         self.blocks.last_write_at[b] = self.now_pages;
-        block
     }
 }

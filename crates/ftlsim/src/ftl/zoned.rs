@@ -112,7 +112,7 @@ impl Ssd {
         self.now_pages += 1;
         self.counters.host_write_pages += 1;
         // Written blocks stay Open: a zone's blocks never close into the victim index.
-        self.program_cells(ppn, lpn, content);
+        self.program_cells::<false>(ppn, lpn, content);
         self.log(FlashOp::Program { ppn, gc: false });
         self.l2p[lpn.index()] = MapEntry {
             ppn,

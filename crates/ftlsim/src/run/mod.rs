@@ -422,12 +422,17 @@ impl Simulation {
         };
         let driver = &mut self.driver;
         let result = if self.device.is_plain() {
-            // The SSD alone, statically dispatched; with sharing on it gets
-            // a loop of its own (see SharedSsd).
+            // The SSD alone, statically dispatched; with sharing on, or
+            // with none of the write path's features, it gets a loop of its
+            // own (see SharedSsd, PlainSsd).
             let ssd = self.device.ssd_mut();
-            match target::SharedSsd::of(ssd) {
-                Some(mut shared) => driver.drive(&mut shared, phase, workload, budget, progress),
-                None => driver.drive(ssd, phase, workload, budget, progress),
+            if ssd.sharing().is_some() {
+                let mut shared = target::SharedSsd::of(ssd).expect("sharing is on");
+                driver.drive(&mut shared, phase, workload, budget, progress)
+            } else if let Some(mut plain) = target::PlainSsd::of(ssd) {
+                driver.drive(&mut plain, phase, workload, budget, progress)
+            } else {
+                driver.drive(ssd, phase, workload, budget, progress)
             }
         } else {
             driver.drive(&mut self.device, phase, workload, budget, progress)

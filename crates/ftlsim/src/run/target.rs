@@ -122,6 +122,71 @@ impl Target for SharedSsd<'_> {
     }
 }
 
+/// The SSD with none of the features that branch off its write path
+/// ([`Ssd::writes_plain`]), driven alone: the commonest run (uniform or
+/// hot/cold writes, untimed). Its loop checks those features once per
+/// phase instead of per request and per page (`Ssd::submit_plain`), and
+/// its lookahead has no sharing stage.
+pub struct PlainSsd<'a>(&'a mut Ssd);
+
+impl<'a> PlainSsd<'a> {
+    /// `None` when some feature of the device needs the general path.
+    pub fn of(ssd: &'a mut Ssd) -> Option<Self> {
+        ssd.writes_plain().then_some(Self(ssd))
+    }
+}
+
+impl BlockDevice for PlainSsd<'_> {
+    #[inline(always)]
+    fn submit(&mut self, req: &Request) -> Result<Completion, SimError> {
+        self.0.submit_plain(req)
+    }
+
+    fn logical_pages(&self) -> u64 {
+        BlockDevice::logical_pages(&*self.0)
+    }
+
+    fn layer_stats(&self, out: &mut Vec<LayerStats>) {
+        self.0.layer_stats(out);
+    }
+
+    fn hint(&mut self, hint: Hint) {
+        self.0.hint(hint);
+    }
+
+    #[inline]
+    fn prefetch(&self, lpn: u64) {
+        self.0.prefetch(lpn);
+    }
+}
+
+impl Target for PlainSsd<'_> {
+    #[inline]
+    fn ssd(&self) -> &Ssd {
+        self.0
+    }
+
+    #[inline]
+    fn ssd_mut(&mut self) -> &mut Ssd {
+        self.0
+    }
+
+    fn check_invariants(&self) -> Result<(), SimError> {
+        self.0.check_invariants()
+    }
+
+    /// No content index and no sharing records: only the map entry, then
+    /// the state of the block the write will leave.
+    #[inline(always)]
+    fn prefetch_write(&self, stage: Prefetch, lpn: u64, _content: u64) {
+        match stage {
+            Prefetch::Drawn => self.0.prefetch(lpn),
+            Prefetch::Mapped => self.0.prefetch_mapped_plain(lpn),
+            Prefetch::Dying => {}
+        }
+    }
+}
+
 impl Target for Stack {
     fn ssd(&self) -> &Ssd {
         Stack::ssd(self)
