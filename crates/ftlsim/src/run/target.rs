@@ -55,6 +55,57 @@ impl Target for Ssd {
     }
 }
 
+/// A view of the `Ssd` that submits through a write path of its own
+/// (`$submit`) and delegates the rest of `BlockDevice` to the `Ssd`: the
+/// loop is monomorphized per view, so each gets a copy with only its path.
+macro_rules! ssd_view {
+    ($view:ident, $submit:ident) => {
+        impl BlockDevice for $view<'_> {
+            #[inline(always)]
+            fn submit(&mut self, req: &Request) -> Result<Completion, SimError> {
+                self.0.$submit(req)
+            }
+
+            fn logical_pages(&self) -> u64 {
+                BlockDevice::logical_pages(&*self.0)
+            }
+
+            fn layer_stats(&self, out: &mut Vec<LayerStats>) {
+                self.0.layer_stats(out);
+            }
+
+            fn hint(&mut self, hint: Hint) {
+                self.0.hint(hint);
+            }
+
+            #[inline]
+            fn prefetch(&self, lpn: u64) {
+                self.0.prefetch(lpn);
+            }
+        }
+    };
+}
+
+/// `Target`'s accessors of such a view; each view writes its own
+/// `prefetch_write` (what its write path touches).
+macro_rules! ssd_view_target {
+    () => {
+        #[inline]
+        fn ssd(&self) -> &Ssd {
+            self.0
+        }
+
+        #[inline]
+        fn ssd_mut(&mut self) -> &mut Ssd {
+            self.0
+        }
+
+        fn check_invariants(&self) -> Result<(), SimError> {
+            self.0.check_invariants()
+        }
+    };
+}
+
 /// The SSD with many-to-one mapping on (dedup, remap, clone), driven
 /// alone: the same device, given a driver loop of its own. Its write path
 /// goes straight to the shared page write and its lookahead is inlined,
@@ -70,44 +121,10 @@ impl<'a> SharedSsd<'a> {
     }
 }
 
-impl BlockDevice for SharedSsd<'_> {
-    #[inline(always)]
-    fn submit(&mut self, req: &Request) -> Result<Completion, SimError> {
-        self.0.submit_shared(req)
-    }
-
-    fn logical_pages(&self) -> u64 {
-        BlockDevice::logical_pages(&*self.0)
-    }
-
-    fn layer_stats(&self, out: &mut Vec<LayerStats>) {
-        self.0.layer_stats(out);
-    }
-
-    fn hint(&mut self, hint: Hint) {
-        self.0.hint(hint);
-    }
-
-    #[inline]
-    fn prefetch(&self, lpn: u64) {
-        self.0.prefetch(lpn);
-    }
-}
+ssd_view!(SharedSsd, submit_shared);
 
 impl Target for SharedSsd<'_> {
-    #[inline]
-    fn ssd(&self) -> &Ssd {
-        self.0
-    }
-
-    #[inline]
-    fn ssd_mut(&mut self) -> &mut Ssd {
-        self.0
-    }
-
-    fn check_invariants(&self) -> Result<(), SimError> {
-        self.0.check_invariants()
-    }
+    ssd_view_target!();
 
     #[inline(always)]
     fn prefetch_write(&self, stage: Prefetch, lpn: u64, content: u64) {
@@ -136,44 +153,10 @@ impl<'a> PlainSsd<'a> {
     }
 }
 
-impl BlockDevice for PlainSsd<'_> {
-    #[inline(always)]
-    fn submit(&mut self, req: &Request) -> Result<Completion, SimError> {
-        self.0.submit_plain(req)
-    }
-
-    fn logical_pages(&self) -> u64 {
-        BlockDevice::logical_pages(&*self.0)
-    }
-
-    fn layer_stats(&self, out: &mut Vec<LayerStats>) {
-        self.0.layer_stats(out);
-    }
-
-    fn hint(&mut self, hint: Hint) {
-        self.0.hint(hint);
-    }
-
-    #[inline]
-    fn prefetch(&self, lpn: u64) {
-        self.0.prefetch(lpn);
-    }
-}
+ssd_view!(PlainSsd, submit_plain);
 
 impl Target for PlainSsd<'_> {
-    #[inline]
-    fn ssd(&self) -> &Ssd {
-        self.0
-    }
-
-    #[inline]
-    fn ssd_mut(&mut self) -> &mut Ssd {
-        self.0
-    }
-
-    fn check_invariants(&self) -> Result<(), SimError> {
-        self.0.check_invariants()
-    }
+    ssd_view_target!();
 
     /// No content index and no sharing records: only the map entry, then
     /// the state of the block the write will leave.
