@@ -206,7 +206,12 @@ impl Table {
             let n = b.entries.len() as u64;
             let payload: u64 = b.entries.iter().map(Entry::size_bytes).sum();
             let full_before_last = match layout {
-                Layout::Packed => b.size_bytes - last.size_bytes() >= block_bytes,
+                // The size the builder saw before the last entry: its payload
+                // and the restarts of one entry fewer (an entry after a
+                // multiple of `RESTART_INTERVAL` adds a restart too).
+                Layout::Packed => {
+                    self::block_bytes(n - 1, payload - last.size_bytes()) >= block_bytes
+                }
                 Layout::Aligned { max_pages } => {
                     let oversize = |e: &Entry| self::block_bytes(1, e.size_bytes()) > block_bytes;
                     (n > 1 && b.entries.iter().any(oversize))
@@ -641,6 +646,27 @@ mod tests {
         assert_eq!(files.pages(t.file), t.pages());
         let at = t.block_for(b"key000998").unwrap();
         assert_eq!(t.find_in_block(at, b"key000998").unwrap().seq, 998);
+    }
+
+    #[test]
+    fn a_packed_block_whose_last_entry_adds_a_restart_passes_the_check() {
+        // 40 bytes an entry: 16 make 640 + 9 + 4 = 653 bytes, below 655;
+        // the 17th adds a restart too, 680 + 9 + 8 = 697. Its block is due
+        // to close only after it (a proptest found the check counting the
+        // 17th's restart before it).
+        let mut files = Files::new(mem(64), 4096);
+        let mut b = TableBuilder::new(655, 4096, Layout::Packed);
+        for i in 0..40 {
+            b.add(entry(i, 20));
+        }
+        let t = b.finish(&mut files, 0).unwrap().unwrap();
+        assert_eq!(t.blocks[0].entries.len(), 17);
+        t.check(655, 4096, Layout::Packed).unwrap();
+        let mut bad = t.clone();
+        let moved = bad.blocks[1].entries.remove(0);
+        bad.blocks[0].entries.push(moved);
+        let e = bad.check(655, 4096, Layout::Packed).unwrap_err();
+        assert!(e.contains("full before its last entry"), "{e}");
     }
 
     #[test]
