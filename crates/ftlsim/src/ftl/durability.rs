@@ -31,7 +31,6 @@
 
 use std::collections::VecDeque;
 
-use super::schemes::UserWrite;
 use crate::config::{Config, DeviceConfig};
 use crate::flash::{BlockTable, Lpn, Ppn};
 use crate::plan::DurabilityPlan;
@@ -528,13 +527,7 @@ impl super::Ssd {
     ) -> Result<(), crate::SimError> {
         self.now_pages += 1;
         let old = self.l2p[lpn.index()];
-        let frontier = self.placement.stream_user_frontier(&UserWrite {
-            lpn,
-            stream,
-            write_index: self.now_pages - 1,
-            lifespan_pages: (!old.ppn.is_none()).then(|| self.pages_since(old.written_at)),
-            live_pages: 0,
-        });
+        let frontier = self.stream_write_frontier(lpn, stream, old);
         let ppn = self.next_page(frontier, true)?;
         self.unmap_after_allocating(lpn);
         self.counters.host_write_pages += 1;

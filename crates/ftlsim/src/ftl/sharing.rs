@@ -13,7 +13,6 @@
 
 use super::fingerprint_index::FingerprintIndex;
 use super::frontier::GcPage;
-use super::schemes::UserWrite;
 use super::{clear_valid_bit, valid_bit, MapEntry, Ssd, UNMAPPED};
 use crate::error::SimError;
 use crate::flash::{BlockState, Lpn, Ppn};
@@ -368,13 +367,7 @@ impl Ssd {
             self.l2p[lpn.index()].ppn = Ppn::NONE;
             self.drop_ref(lpn, old);
         }
-        let frontier = self.placement.stream_user_frontier(&UserWrite {
-            lpn,
-            stream,
-            write_index: self.now_pages - 1,
-            lifespan_pages: (!old.is_none()).then(|| self.pages_since(old_entry.written_at)),
-            live_pages: 0,
-        });
+        let frontier = self.stream_write_frontier(lpn, stream, old_entry);
         let ppn = self.next_page(frontier, true)?;
         if TRACKED {
             self.unmap_after_allocating(lpn);

@@ -107,14 +107,23 @@ impl Ssd {
             self.l2p[lpn.index()].ppn = Ppn::NONE;
             self.invalidate::<PLAIN>(old);
         }
-        let frontier = self.placement.stream_user_frontier(&UserWrite {
+        let frontier = self.stream_write_frontier(lpn, stream, old);
+        self.program_host_page::<PLAIN>(lpn, frontier, content)
+    }
+
+    /// The user decision of a host write on a stream path (plain, tracked,
+    /// shared): `lpn` written on `stream`, its map entry before the write
+    /// `old`. Inlined, the `UserWrite` beyond its stream folds away.
+    #[inline(always)]
+    pub(super) fn stream_write_frontier(&mut self, lpn: Lpn, stream: u16, old: MapEntry) -> usize {
+        let lifespan_pages = (!old.ppn.is_none()).then(|| self.pages_since(old.written_at));
+        self.placement.stream_user_frontier(&UserWrite {
             lpn,
             stream,
             write_index: self.now_pages - 1,
-            lifespan_pages: (!old.ppn.is_none()).then(|| self.pages_since(old.written_at)),
+            lifespan_pages,
             live_pages: 0,
-        });
-        self.program_host_page::<PLAIN>(lpn, frontier, content)
+        })
     }
 
     /// Programs host page `lpn` (already unmapped) into `frontier` and maps
