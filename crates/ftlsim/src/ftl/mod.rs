@@ -51,12 +51,14 @@ mod gc;
 mod log_regime;
 mod oplog;
 mod placement;
+mod plain_chunk;
 mod survival;
 mod victims;
 mod wear;
 mod write;
 
 pub use oplog::FlashOp;
+pub(crate) use plain_chunk::{PlainSource, PlainTables};
 pub use schemes::scheme_names;
 
 use rand_xoshiro::Xoshiro256PlusPlus;

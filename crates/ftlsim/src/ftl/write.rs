@@ -276,14 +276,7 @@ impl Ssd {
     /// group to find.
     #[inline(always)]
     pub(crate) fn prefetch_mapped_plain(&self, lpn: u64) {
-        if let Some(e) = self.l2p.get(lpn as usize) {
-            if !e.ppn.is_none() {
-                let block = self.geo.block_of(e.ppn);
-                prefetch(&self.valid_bits, e.ppn.index() / 64);
-                prefetch(&self.blocks.valid, block as usize);
-                self.victims.prefetch(block);
-            }
-        }
+        self.plain_tables().prefetch_mapped(lpn);
     }
 
     /// The physical page an LPN maps to (`get_ppn`).

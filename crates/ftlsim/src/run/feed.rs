@@ -7,8 +7,9 @@
 //! of its own with nothing to decide per request.
 
 use super::clock::Clock;
-use super::target::{Prefetch, Target};
+use super::target::{Prefetch, ReadAhead, Target};
 use crate::error::SimError;
+use crate::ftl::{PlainSource, PlainTables};
 use crate::request::{Completion, Op, Request, RequestSource};
 use crate::timing;
 use crate::workload::Generator;
@@ -107,6 +108,21 @@ impl Feed for Writes<'_> {
     }
 }
 
+/// The generator's single-page writes as a plain chunk's source
+/// (`Ssd::write_plain_pages`): the same draws and read-ahead as
+/// [`Synthetic::write`], against the chunk's tables.
+pub struct SyntheticLpns<'a> {
+    pub generator: &'a mut Generator,
+    pub synthetic: &'a mut Synthetic,
+}
+
+impl PlainSource for SyntheticLpns<'_> {
+    #[inline(always)]
+    fn next_lpn(&mut self, tables: &PlainTables<'_>) -> u64 {
+        self.synthetic.next_write(self.generator, tables).0
+    }
+}
+
 /// The generator's read/write/trim mix.
 pub struct Mix<'a> {
     pub generator: &'a mut Generator,
@@ -173,7 +189,7 @@ impl Synthetic {
     /// stages: the map entry when drawn; halfway, the sharing record it
     /// points to; near the end, the dedup index slot of the content it will kill.
     #[inline(always)]
-    fn next_write<D: Target>(&mut self, generator: &mut Generator, dev: &D) -> (u64, u64) {
+    fn next_write<D: ReadAhead>(&mut self, generator: &mut Generator, dev: &D) -> (u64, u64) {
         if !self.primed {
             for slot in &mut self.ahead {
                 *slot = (generator.next_write(), generator.next_content());

@@ -3,6 +3,7 @@
 //! layers.
 
 mod clock;
+mod drive;
 mod feed;
 pub mod lsm;
 pub mod recorder;
@@ -16,19 +17,17 @@ use crate::host::oracle::Lifetimes;
 use crate::host::Stack;
 use crate::metrics::{Counters, LayerStats, Phase, StreamCounters};
 use crate::plan::Plan;
-use crate::request::{BlockDevice, Op, Request, RequestSource};
+use crate::request::{BlockDevice, Request, RequestSource};
 use crate::timing::{ArrivalSource, Timer};
 use crate::workload::ycsb::YcsbWorkload;
 use crate::workload::Generator;
 pub use clock::pipeline_allowed;
-use clock::{Clock, Inline, Untimed};
-use feed::{External, Feed, Synthetic};
+use feed::{External, Synthetic};
 use lsm::LsmSource;
 use recorder::Recorder;
 pub use report::Report;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use target::Target;
 
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
@@ -634,157 +633,6 @@ impl Simulation {
             lun_busy: timing.map_or_else(Vec::new, |t| t.luns),
         })
     }
-}
-
-impl Driver {
-    /// Runs one phase: picks the feed and whether requests are timed, then
-    /// the loop specialized for them.
-    fn drive<D: Target>(
-        &mut self,
-        dev: &mut D,
-        phase: Phase,
-        workload: Workload,
-        budget: Budget,
-        progress: &mut dyn FnMut(Progress),
-    ) -> Result<(), SimError> {
-        let timer = self.timer.as_mut().filter(|_| budget.timed);
-        let recorder = &mut self.recorder;
-        let (generator, req) = (&mut self.generator, &mut self.req);
-        let ended = match workload {
-            Workload::Fill => {
-                let feed = &mut feed::Fill {
-                    generator,
-                    req,
-                    next_lpn: 0,
-                };
-                run_loop(dev, feed, recorder, timer, phase, budget, progress)?
-            }
-            Workload::Writes => {
-                let feed = &mut feed::Writes {
-                    generator,
-                    synthetic: &mut self.synthetic,
-                    req,
-                };
-                run_loop(dev, feed, recorder, timer, phase, budget, progress)?
-            }
-            Workload::Mix => {
-                let feed = &mut feed::Mix { generator, req };
-                run_loop(dev, feed, recorder, timer, phase, budget, progress)?
-            }
-            Workload::External => {
-                let feed = &mut feed::Replay {
-                    external: self
-                        .external
-                        .as_mut()
-                        .expect("an external workload has a source"),
-                    generator,
-                };
-                run_loop(dev, feed, recorder, timer, phase, budget, progress)?
-            }
-            Workload::Kv { load } => {
-                // The precondition (the load) comes as pages, the measured
-                // window as requests: either way, operations. The feed ends
-                // after them; that is not a source running out.
-                let count = match phase {
-                    Phase::Warmup => 0,
-                    _ => budget.max_pages.min(budget.max_requests),
-                };
-                let lsm = self
-                    .lsm
-                    .as_mut()
-                    .expect("a key-value workload has an engine");
-                let budget = Budget {
-                    max_pages: u64::MAX,
-                    max_requests: u64::MAX,
-                    ..budget
-                };
-                run_loop(
-                    dev,
-                    &mut lsm.feed(load, count),
-                    recorder,
-                    timer,
-                    phase,
-                    budget,
-                    progress,
-                )?;
-                false
-            }
-        };
-        self.source_exhausted |= ended;
-        Ok(())
-    }
-}
-
-/// The loop with the timing model off, on, or on a thread of its own.
-fn run_loop<D: Target, F: Feed>(
-    dev: &mut D,
-    feed: &mut F,
-    recorder: &mut Recorder,
-    timer: Option<&mut Timer>,
-    phase: Phase,
-    budget: Budget,
-    progress: &mut dyn FnMut(Progress),
-) -> Result<bool, SimError> {
-    match timer {
-        None => drive_requests(dev, feed, recorder, &mut Untimed, phase, budget, progress),
-        Some(t) if budget.pipeline && t.detachable() && !F::CLOSED_LOOP => {
-            clock::pipelined(dev, t, |dev, pipe| {
-                drive_requests(dev, feed, recorder, pipe, phase, budget, progress)
-            })
-        }
-        Some(t) => drive_requests(dev, feed, recorder, &mut Inline(t), phase, budget, progress),
-    }
-}
-
-/// The one request loop: until `budget.max_pages` host pages were written,
-/// `budget.max_requests` requests ran, or the feed ends (returns `true`
-/// then). Static dispatch throughout: one compact copy per target, feed and
-/// clock, out of line.
-#[inline(never)]
-fn drive_requests<D: Target, F: Feed, C: Clock>(
-    dev: &mut D,
-    feed: &mut F,
-    recorder: &mut Recorder,
-    clock: &mut C,
-    phase: Phase,
-    budget: Budget,
-    progress: &mut dyn FnMut(Progress),
-) -> Result<bool, SimError> {
-    let (mut written, mut requests) = (0u64, 0u64);
-    let counts_pages = budget.max_pages != u64::MAX;
-    while written < budget.max_pages && requests < budget.max_requests {
-        let Some(req) = feed.next(dev, clock, budget.max_pages - written)? else {
-            return Ok(true);
-        };
-        let ticket = clock.begin(dev, req)?;
-        let result = dev.submit(req);
-        let timed = clock.finish(dev, ticket, result.is_err())?;
-        let done = result?;
-        if req.op == Op::Write {
-            written += u64::from(req.pages);
-        }
-        feed.completed(&done, timed, clock)?;
-        requests += 1;
-        let sampled = feed.between_units() && recorder.due(dev);
-        if sampled {
-            recorder.sample(dev, phase)?;
-        }
-        if sampled || requests % PROGRESS_EVERY_REQUESTS == 0 {
-            let units = feed
-                .units_done()
-                .unwrap_or(if counts_pages { written } else { requests });
-            progress(Progress {
-                phase,
-                done: budget.done_before + units,
-                total: budget.total,
-                counters: *dev.ssd().counters(),
-            });
-            if recorder.cancelled() {
-                return Err(SimError::Interrupted);
-            }
-        }
-    }
-    Ok(false)
 }
 
 /// Runs a config from an erased device to a report.

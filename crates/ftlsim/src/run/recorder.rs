@@ -48,6 +48,13 @@ impl Recorder {
         dev.ssd().counters().host_write_pages >= self.next_at
     }
 
+    /// Host pages until a sample is due (0 when one is).
+    #[inline]
+    pub fn pages_until_due<D: Target>(&self, dev: &D) -> u64 {
+        self.next_at
+            .saturating_sub(dev.ssd().counters().host_write_pages)
+    }
+
     pub fn sample<D: Target>(&mut self, dev: &D, phase: Phase) -> Result<(), SimError> {
         let ssd = dev.ssd();
         let c = *ssd.counters();

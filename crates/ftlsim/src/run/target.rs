@@ -3,7 +3,7 @@
 //! sampling, timing and the report.
 
 use crate::error::SimError;
-use crate::ftl::Ssd;
+use crate::ftl::{PlainTables, Ssd};
 use crate::host::Stack;
 use crate::metrics::LayerStats;
 use crate::request::{BlockDevice, Completion, Hint, Request};
@@ -19,12 +19,34 @@ pub enum Prefetch {
     Dying,
 }
 
-pub trait Target: BlockDevice {
+/// What a synthetic write's read-ahead fetches from: a target, or the
+/// tables of a plain chunk (`Ssd::write_plain_chunk`).
+pub trait ReadAhead {
+    /// Starts fetching what a write of `content` to `lpn` will touch.
+    fn prefetch_write(&self, stage: Prefetch, lpn: u64, content: u64);
+}
+
+pub trait Target: BlockDevice + ReadAhead {
     fn ssd(&self) -> &Ssd;
     fn ssd_mut(&mut self) -> &mut Ssd;
     fn check_invariants(&self) -> Result<(), SimError>;
-    /// Starts fetching what a write of `content` to `lpn` will touch.
-    fn prefetch_write(&self, stage: Prefetch, lpn: u64, content: u64);
+    /// The SSD when it may take the generator's single-page writes a
+    /// chunk at a time (`run/drive.rs`): only a plain one driven alone.
+    fn plain_writes(&mut self) -> Option<&mut Ssd> {
+        None
+    }
+}
+
+/// A plain chunk's read-ahead: what [`PlainSsd`]'s fetches.
+impl ReadAhead for PlainTables<'_> {
+    #[inline(always)]
+    fn prefetch_write(&self, stage: Prefetch, lpn: u64, _content: u64) {
+        match stage {
+            Prefetch::Drawn => self.prefetch(lpn),
+            Prefetch::Mapped => self.prefetch_mapped(lpn),
+            Prefetch::Dying => {}
+        }
+    }
 }
 
 impl Target for Ssd {
@@ -41,7 +63,9 @@ impl Target for Ssd {
     fn check_invariants(&self) -> Result<(), SimError> {
         Ssd::check_invariants(self)
     }
+}
 
+impl ReadAhead for Ssd {
     #[inline(always)]
     fn prefetch_write(&self, stage: Prefetch, lpn: u64, content: u64) {
         match stage {
@@ -125,7 +149,9 @@ ssd_view!(SharedSsd, submit_shared);
 
 impl Target for SharedSsd<'_> {
     ssd_view_target!();
+}
 
+impl ReadAhead for SharedSsd<'_> {
     #[inline(always)]
     fn prefetch_write(&self, stage: Prefetch, lpn: u64, content: u64) {
         match stage {
@@ -158,6 +184,12 @@ ssd_view!(PlainSsd, submit_plain);
 impl Target for PlainSsd<'_> {
     ssd_view_target!();
 
+    fn plain_writes(&mut self) -> Option<&mut Ssd> {
+        Some(self.0)
+    }
+}
+
+impl ReadAhead for PlainSsd<'_> {
     /// No content index and no sharing records: only the map entry, then
     /// the state of the block the write will leave.
     #[inline(always)]
@@ -182,12 +214,14 @@ impl Target for Stack {
     fn check_invariants(&self) -> Result<(), SimError> {
         Stack::check_invariants(self)
     }
+}
 
+impl ReadAhead for Stack {
     #[inline]
     fn prefetch_write(&self, stage: Prefetch, lpn: u64, content: u64) {
         if self.transparent() {
             // Addresses reach the SSD unchanged: its own read-ahead applies.
-            return Target::prefetch_write(self.ssd(), stage, lpn, content);
+            return ReadAhead::prefetch_write(self.ssd(), stage, lpn, content);
         }
         match stage {
             Prefetch::Drawn => BlockDevice::prefetch(self, lpn),

@@ -214,6 +214,12 @@ impl Generator {
         self.request_pages
     }
 
+    /// Whether every write is one page with no content: the run may then
+    /// write them a block at a time (`Ssd::write_plain_chunk`).
+    pub fn single_page_writes(&self) -> bool {
+        self.request_pages == 1 && self.request_pages_max == 1 && !self.has_content()
+    }
+
     /// The uniform draw inlines into the write loop (out of line, the call
     /// cost about 12 instructions per write); the other patterns stay a
     /// call.

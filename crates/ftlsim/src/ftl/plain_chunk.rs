@@ -1,0 +1,234 @@
+//! The plain host write a chunk at a time: single-page writes on one stream
+//! of a device that [`Ssd::writes_plain`], as many as fit in the block its
+//! frontier has open. Within such a chunk no block opens, so no GC runs and
+//! every write lands on the next page of that one block: the loop holds the
+//! tables as slices (their pointers and lengths stay in registers, where
+//! the request loop reloaded a dozen `Vec` headers after every store) and
+//! counts the block's write pointer, its last write time and the counters
+//! once per chunk. The run's loop (`run/drive.rs`) cuts chunks at samples,
+//! progress points and the end of the budget, and sends the write that
+//! opens a block through `submit_plain`, as before.
+
+use super::{clear_valid_bit, set_valid_bit, MapEntry, Ssd};
+use crate::error::SimError;
+use crate::flash::{BlockState, Geometry, Lpn, NO_BLOCK};
+use crate::mem::prefetch;
+use crate::segments::VictimIndex;
+
+/// The tables a plain write touches, as its read-ahead sees them.
+pub(crate) struct PlainTables<'a> {
+    geo: &'a Geometry,
+    logical_pages: u64,
+    l2p: &'a [MapEntry],
+    valid_bits: &'a [u64],
+    valid: &'a [u32],
+    victims: &'a VictimIndex,
+}
+
+impl PlainTables<'_> {
+    /// Starts fetching `lpn`'s map entry.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, lpn: u64) {
+        if lpn < self.logical_pages {
+            prefetch(self.l2p, lpn as usize);
+        }
+    }
+
+    /// Once `lpn`'s map entry has arrived: the valid bit, block count and
+    /// victim-index links an overwrite of it updates.
+    #[inline(always)]
+    pub(crate) fn prefetch_mapped(&self, lpn: u64) {
+        if let Some(e) = self.l2p.get(lpn as usize) {
+            if !e.ppn.is_none() {
+                let block = self.geo.block_of(e.ppn);
+                prefetch(self.valid_bits, e.ppn.index() / 64);
+                prefetch(self.valid, block as usize);
+                self.victims.prefetch(block);
+            }
+        }
+    }
+}
+
+/// Where a chunk's writes come from: the next LPN, with the caller's
+/// read-ahead done against the tables.
+pub(crate) trait PlainSource {
+    fn next_lpn(&mut self, tables: &PlainTables<'_>) -> u64;
+}
+
+impl Ssd {
+    /// The tables of [`PlainTables`], for a read-ahead outside a chunk.
+    #[inline(always)]
+    pub(crate) fn plain_tables(&self) -> PlainTables<'_> {
+        PlainTables {
+            geo: &self.geo,
+            logical_pages: u64::from(self.logical_pages),
+            l2p: &self.l2p,
+            valid_bits: &self.valid_bits,
+            valid: &self.blocks.valid,
+            victims: &self.victims,
+        }
+    }
+
+    /// Single-page writes `stream` may take as one chunk: the pages left in
+    /// the block its frontier has open (0 when none is: the next write
+    /// opens one, and may collect garbage first).
+    #[inline]
+    pub(crate) fn plain_room(&self, stream: u16) -> u32 {
+        // Every stream scheme's host write goes to frontier `stream`
+        // (`Placement::stream_user_frontier`).
+        let block = self.frontiers[usize::from(stream)].block;
+        if block == NO_BLOCK {
+            0
+        } else {
+            self.geo.pages_per_block - self.blocks.write_ptr[block as usize]
+        }
+    }
+
+    /// `pages` single-page host writes on `stream`, their LPNs drawn from
+    /// `source`: the same effects, in the same order, as that many
+    /// requests through `submit_plain`. Each write that must open a block
+    /// goes alone (`write_plain_opening`); those after it, up to the
+    /// block's end, as one chunk.
+    pub(crate) fn write_plain_pages<S: PlainSource>(
+        &mut self,
+        stream: u16,
+        pages: u64,
+        source: &mut S,
+    ) -> Result<(), SimError> {
+        let mut left = pages;
+        while left > 0 {
+            let room = self.plain_room(stream);
+            if room == 0 {
+                self.write_plain_opening(stream, source)?;
+                left -= 1;
+            } else {
+                let chunk = left.min(u64::from(room)) as u32;
+                self.write_plain_chunk(stream, chunk, source)?;
+                left -= u64::from(chunk);
+            }
+        }
+        Ok(())
+    }
+
+    /// One write as `submit_plain` makes it, for the write that opens a
+    /// block (and may collect garbage first): once per block, out of line.
+    #[inline(never)]
+    fn write_plain_opening<S: PlainSource>(
+        &mut self,
+        stream: u16,
+        source: &mut S,
+    ) -> Result<(), SimError> {
+        let lpn = source.next_lpn(&self.plain_tables());
+        let result = match self.check_lpn(lpn) {
+            Ok(lpn) => self.write_page_mapped::<true>(lpn, stream, 0),
+            Err(e) => Err(e),
+        };
+        if result.is_ok() {
+            self.stream_counters[usize::from(stream)].host_write_pages += 1;
+        }
+        result
+    }
+
+    /// `pages` single-page host writes on `stream`, their LPNs drawn from
+    /// `source`: the same effects, in the same order, as that many
+    /// requests through `submit_plain`. `pages` is at most
+    /// [`Ssd::plain_room`]. A bad LPN ends the chunk with the error
+    /// `submit_plain` gives, the writes before it done.
+    #[inline(never)]
+    pub(crate) fn write_plain_chunk<S: PlainSource>(
+        &mut self,
+        stream: u16,
+        pages: u32,
+        source: &mut S,
+    ) -> Result<(), SimError> {
+        debug_assert!(
+            self.writes_plain(),
+            "a plain chunk on a device with features"
+        );
+        debug_assert!(
+            pages <= self.plain_room(stream),
+            "a plain chunk past its block"
+        );
+        let block = self.frontiers[usize::from(stream)].block;
+        let b = block as usize;
+        let first = self.geo.first_page(block);
+        let start_ptr = self.blocks.write_ptr[b];
+        let logical_pages = u64::from(self.logical_pages);
+        let mut now = self.now_pages;
+        let mut done = 0u32;
+        let mut bad_lpn = None;
+        {
+            let Ssd {
+                geo,
+                l2p,
+                oob_lpn,
+                valid_bits,
+                blocks,
+                victims,
+                survival,
+                ..
+            } = self;
+            let (l2p, oob, bits) = (&mut l2p[..], &mut oob_lpn[..], &mut valid_bits[..]);
+            let (valid, state) = (&mut blocks.valid[..], &blocks.state[..]);
+            while done < pages {
+                let lpn = source.next_lpn(&PlainTables {
+                    geo,
+                    logical_pages,
+                    l2p,
+                    valid_bits: bits,
+                    valid,
+                    victims,
+                });
+                if lpn >= logical_pages {
+                    bad_lpn = Some(lpn);
+                    break;
+                }
+                now += 1;
+                let old = l2p[lpn as usize];
+                if !old.ppn.is_none() {
+                    // `invalidate::<true>`: the old page's count, bit and
+                    // victim links, and its survival time.
+                    let old_block = geo.block_of(old.ppn);
+                    let ob = old_block as usize;
+                    debug_assert!(valid[ob] > 0, "invalidating a page of an empty block");
+                    valid[ob] -= 1;
+                    clear_valid_bit(bits, old.ppn);
+                    if state[ob] == BlockState::Full {
+                        victims.on_invalidate(old_block, valid[ob]);
+                    }
+                    if let Some(h) = survival {
+                        h.record(u64::from((now as u32).wrapping_sub(old.written_at)));
+                    }
+                }
+                // `program_cells_in::<true>` on the open block's next page.
+                let ppn = first + (start_ptr + done);
+                oob[ppn.index()] = Lpn::new(lpn as u32);
+                set_valid_bit(bits, ppn);
+                valid[b] += 1;
+                l2p[lpn as usize] = MapEntry {
+                    ppn,
+                    written_at: now as u32,
+                };
+                done += 1;
+            }
+        }
+        // What each write counted, once for the chunk: nothing in it read
+        // these (the open block is in no victim index).
+        let written = u64::from(done);
+        self.blocks.write_ptr[b] = start_ptr + done;
+        if done > 0 {
+            self.blocks.last_write_at[b] = now;
+        }
+        self.now_pages = now;
+        self.counters.host_write_pages += written;
+        self.counters.nand_write_pages += written;
+        self.stream_counters[usize::from(stream)].host_write_pages += written;
+        if start_ptr + done == self.geo.pages_per_block {
+            self.close_block(block);
+        }
+        match bad_lpn {
+            Some(lpn) => self.check_lpn(lpn).map(drop),
+            None => Ok(()),
+        }
+    }
+}
