@@ -9,10 +9,11 @@
 //! progress points and the end of the budget, and sends the write that
 //! opens a block through `submit_plain`, as before.
 
-use super::{clear_valid_bit, set_valid_bit, MapEntry, Ssd};
+use super::{clear_valid_bit, set_valid_range, MapEntry, Ssd};
 use crate::error::SimError;
 use crate::flash::{BlockState, Geometry, Lpn, NO_BLOCK};
 use crate::mem::prefetch;
+use crate::metrics::LogHistogram;
 use crate::segments::VictimIndex;
 
 /// The tables a plain write touches, as its read-ahead sees them.
@@ -151,8 +152,7 @@ impl Ssd {
         );
         let block = self.frontiers[usize::from(stream)].block;
         let b = block as usize;
-        let first = self.geo.first_page(block);
-        let start_ptr = self.blocks.write_ptr[b];
+        let start = self.geo.first_page(block) + self.blocks.write_ptr[b];
         let logical_pages = u64::from(self.logical_pages);
         let mut now = self.now_pages;
         let mut done = 0u32;
@@ -168,9 +168,17 @@ impl Ssd {
                 survival,
                 ..
             } = self;
-            let (l2p, oob, bits) = (&mut l2p[..], &mut oob_lpn[..], &mut valid_bits[..]);
+            // The map cut to the logical space: the LPN's range check below
+            // is then its bounds check too.
+            let l2p = &mut l2p[..logical_pages as usize];
+            let bits = &mut valid_bits[..];
             let (valid, state) = (&mut blocks.valid[..], &blocks.state[..]);
-            while done < pages {
+            let oob = &mut oob_lpn[start.index()..start.index() + pages as usize];
+            let mut survival = survival.as_mut().map(LogHistogram::batch);
+            // The chunk's pages get their valid bits a word at a time: those
+            // from `unset` on are programmed but not yet marked.
+            let mut unset = start;
+            for slot in oob.iter_mut() {
                 let lpn = source.next_lpn(&PlainTables {
                     geo,
                     logical_pages,
@@ -184,10 +192,17 @@ impl Ssd {
                     break;
                 }
                 now += 1;
+                let ppn = start + done;
                 let old = l2p[lpn as usize];
                 if !old.ppn.is_none() {
                     // `invalidate::<true>`: the old page's count, bit and
                     // victim links, and its survival time.
+                    if old.ppn >= unset && old.ppn < ppn {
+                        // Written earlier in this chunk: its bit must be
+                        // set before it is cleared.
+                        set_valid_range(bits, unset, ppn.get() - unset.get(), true);
+                        unset = ppn;
+                    }
                     let old_block = geo.block_of(old.ppn);
                     let ob = old_block as usize;
                     debug_assert!(valid[ob] > 0, "invalidating a page of an empty block");
@@ -196,14 +211,12 @@ impl Ssd {
                     if state[ob] == BlockState::Full {
                         victims.on_invalidate(old_block, valid[ob]);
                     }
-                    if let Some(h) = survival {
+                    if let Some(h) = &mut survival {
                         h.record(u64::from((now as u32).wrapping_sub(old.written_at)));
                     }
                 }
                 // `program_cells_in::<true>` on the open block's next page.
-                let ppn = first + (start_ptr + done);
-                oob[ppn.index()] = Lpn::new(lpn as u32);
-                set_valid_bit(bits, ppn);
+                *slot = Lpn::new(lpn as u32);
                 valid[b] += 1;
                 l2p[lpn as usize] = MapEntry {
                     ppn,
@@ -211,11 +224,13 @@ impl Ssd {
                 };
                 done += 1;
             }
+            set_valid_range(bits, unset, (start + done).get() - unset.get(), true);
         }
         // What each write counted, once for the chunk: nothing in it read
         // these (the open block is in no victim index).
         let written = u64::from(done);
-        self.blocks.write_ptr[b] = start_ptr + done;
+        let end_ptr = self.blocks.write_ptr[b] + done;
+        self.blocks.write_ptr[b] = end_ptr;
         if done > 0 {
             self.blocks.last_write_at[b] = now;
         }
@@ -223,7 +238,7 @@ impl Ssd {
         self.counters.host_write_pages += written;
         self.counters.nand_write_pages += written;
         self.stream_counters[usize::from(stream)].host_write_pages += written;
-        if start_ptr + done == self.geo.pages_per_block {
+        if end_ptr == self.geo.pages_per_block {
             self.close_block(block);
         }
         match bad_lpn {
