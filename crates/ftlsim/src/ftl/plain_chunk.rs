@@ -247,3 +247,110 @@ impl Ssd {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::ftl::SsdOptions;
+    use crate::request::{Op, Request};
+
+    /// A chunk's source over a fixed list of LPNs.
+    struct List(std::vec::IntoIter<u64>);
+
+    impl PlainSource for List {
+        fn next_lpn(&mut self, tables: &PlainTables<'_>) -> u64 {
+            let lpn = self.0.next().expect("the test sized its list");
+            tables.prefetch(lpn);
+            lpn
+        }
+    }
+
+    fn device() -> Ssd {
+        let mut cfg = Config::default();
+        cfg.device.blocks = 64;
+        cfg.device.pages_per_block = 32;
+        cfg.device.spare_factor = 0.25;
+        let ssd = Ssd::new(&cfg, &SsdOptions::default()).expect("plans");
+        assert!(ssd.writes_plain());
+        ssd
+    }
+
+    /// A sequential fill, then writes to a hot set of 8 pages (overwritten
+    /// within their own chunk) mixed with writes over the whole space (GC
+    /// runs): `count` LPNs, and `bad` at position `bad_at` if given.
+    fn lpns(logical: u64, count: u64, bad_at: Option<usize>) -> Vec<u64> {
+        let mut x = 7u64;
+        let mut out: Vec<u64> = (0..count)
+            .map(|i| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                match i {
+                    i if i < logical => i,
+                    _ if x >> 63 == 1 => (x >> 33) % 8,
+                    _ => (x >> 33) % logical,
+                }
+            })
+            .collect();
+        if let Some(at) = bad_at {
+            out[at] = logical;
+        }
+        out
+    }
+
+    /// Requests through `submit_plain`, one page each, until one fails.
+    fn by_requests(ssd: &mut Ssd, lpns: &[u64]) -> Result<(), SimError> {
+        let mut req = Request::default();
+        for &lpn in lpns {
+            req.set(Op::Write, lpn, 1);
+            ssd.submit_plain(&req)?;
+        }
+        Ok(())
+    }
+
+    /// Chunks leave the device exactly as the same writes sent as
+    /// requests do (every table, counter and histogram: the whole state's
+    /// `Debug`), with writes overwritten inside their own chunk and GC
+    /// running between chunks.
+    #[test]
+    fn chunks_leave_the_state_requests_leave() {
+        let mut by_request = device();
+        let mut by_chunk = by_request.clone();
+        let logical = u64::from(by_request.logical_pages());
+        let list = lpns(logical, 12 * logical, None);
+        by_requests(&mut by_request, &list).expect("writes");
+        // Cut where the run's loop would cut: odd sizes, some past a block.
+        let mut rest = list.clone().into_iter();
+        for size in [1u64, 5, 31, 32, 33, 100, 7].iter().cycle() {
+            let take: Vec<u64> = rest.by_ref().take(*size as usize).collect();
+            if take.is_empty() {
+                break;
+            }
+            let n = take.len() as u64;
+            by_chunk
+                .write_plain_pages(0, n, &mut List(take.into_iter()))
+                .expect("writes");
+        }
+        assert!(by_chunk.counters().gc_count > 0, "GC ran");
+        assert_eq!(format!("{by_request:?}"), format!("{by_chunk:?}"));
+        by_chunk.check_invariants().expect("invariants hold");
+    }
+
+    /// A bad LPN inside a chunk gives `submit_plain`'s error, with the
+    /// writes before it done and nothing after.
+    #[test]
+    fn a_bad_lpn_ends_the_chunk_as_a_request() {
+        let mut by_request = device();
+        let mut by_chunk = by_request.clone();
+        let logical = u64::from(by_request.logical_pages());
+        let bad_at = logical as usize + 10;
+        let list = lpns(logical, logical + 40, Some(bad_at));
+        let expected = by_requests(&mut by_request, &list).expect_err("a bad LPN");
+        let got = by_chunk
+            .write_plain_pages(0, list.len() as u64, &mut List(list.into_iter()))
+            .expect_err("a bad LPN");
+        assert_eq!(expected.to_string(), got.to_string());
+        assert_eq!(format!("{by_request:?}"), format!("{by_chunk:?}"));
+    }
+}
