@@ -25,6 +25,93 @@ pub(super) struct GcStaged {
     pub(super) content: u64,
 }
 
+/// A staging buffer emptied for the next victim, its capacity kept.
+fn reuse<T>(mut buffer: Vec<T>) -> Vec<T> {
+    buffer.clear();
+    buffer
+}
+
+/// What GC's plain scan fills and its landing runs read: a `GcStaged`, or,
+/// where the copies go to the victim's one frontier with nothing but their
+/// LPN (an untimed plain run), the LPN alone, a quarter of the bytes.
+trait Staged: Copy {
+    /// A slot before the scan fills it.
+    fn unset(frontier: u32) -> Self;
+    fn set_lpn(&mut self, lpn: Lpn);
+    fn lpn(&self) -> Lpn;
+    /// The copy's own frontier, where it keeps one.
+    fn frontier(&self) -> Option<u32>;
+    fn content(&self) -> u64;
+    /// The device's buffer of this kind.
+    fn buffer<'a>(staged: &'a mut Vec<GcStaged>, lpns: &'a mut Vec<Lpn>) -> &'a mut Vec<Self>;
+}
+
+impl Staged for GcStaged {
+    #[inline(always)]
+    fn unset(frontier: u32) -> Self {
+        GcStaged {
+            lpn: Lpn::NONE,
+            frontier,
+            content: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn set_lpn(&mut self, lpn: Lpn) {
+        self.lpn = lpn;
+    }
+
+    #[inline(always)]
+    fn lpn(&self) -> Lpn {
+        self.lpn
+    }
+
+    #[inline(always)]
+    fn frontier(&self) -> Option<u32> {
+        Some(self.frontier)
+    }
+
+    #[inline(always)]
+    fn content(&self) -> u64 {
+        self.content
+    }
+
+    fn buffer<'a>(staged: &'a mut Vec<GcStaged>, _: &'a mut Vec<Lpn>) -> &'a mut Vec<Self> {
+        staged
+    }
+}
+
+impl Staged for Lpn {
+    #[inline(always)]
+    fn unset(_: u32) -> Self {
+        Lpn::NONE
+    }
+
+    #[inline(always)]
+    fn set_lpn(&mut self, lpn: Lpn) {
+        *self = lpn;
+    }
+
+    #[inline(always)]
+    fn lpn(&self) -> Lpn {
+        *self
+    }
+
+    #[inline(always)]
+    fn frontier(&self) -> Option<u32> {
+        None
+    }
+
+    #[inline(always)]
+    fn content(&self) -> u64 {
+        0
+    }
+
+    fn buffer<'a>(_: &'a mut Vec<GcStaged>, lpns: &'a mut Vec<Lpn>) -> &'a mut Vec<Self> {
+        lpns
+    }
+}
+
 impl Ssd {
     /// A layer above started (`true`) or finished cleaning: while it cleans,
     /// GC waits until the free pool reaches the hard watermark (the least
@@ -103,6 +190,7 @@ impl Ssd {
             });
         }
         self.gc_buffer.clear();
+        self.gc_lpns.clear();
         if let Some(s) = &mut self.sharing {
             s.staged.clear();
         }
@@ -147,13 +235,19 @@ impl Ssd {
             self.placement.stream_gc_frontier(&write) as u32
         };
         let words = ValidWords::of(self.geo.first_page(victim), self.geo.pages_per_block);
-        if !per_page && self.content.is_none() && self.ops.is_none() {
-            self.stage_plain(words, unshared_frontier, valid);
+        let plain = !per_page && self.content.is_none() && self.ops.is_none();
+        // Only the LPNs when nothing after the scan reads a `GcStaged`
+        // (tracking's landing, the DFTL cache's note of the moves).
+        let lpns_only = plain && self.durability.is_none() && self.cmt.is_none();
+        if lpns_only {
+            self.stage_plain::<Lpn>(words, unshared_frontier, valid);
+        } else if plain {
+            self.stage_plain::<GcStaged>(words, unshared_frontier, valid);
         } else {
             self.stage_each(words, per_page.then_some(now), unshared_frontier);
         }
         assert_eq!(
-            self.gc_buffer.len() as u32,
+            (self.gc_buffer.len() + self.gc_lpns.len()) as u32,
             valid,
             "block {victim}: valid count disagrees with the mapping"
         );
@@ -182,8 +276,14 @@ impl Ssd {
                 self.land_tracked(victim)?;
             } else if self.sharing.is_some() {
                 self.land_staged::<false, true>(victim)?;
+            } else if lpns_only {
+                let lpns = std::mem::take(&mut self.gc_lpns);
+                self.land_runs(&lpns, victim, Some(unshared_frontier))?;
+                self.gc_lpns = reuse(lpns);
             } else {
-                self.land_runs(victim, !per_page)?;
+                let staged = std::mem::take(&mut self.gc_buffer);
+                self.land_runs(&staged, victim, (!per_page).then_some(unshared_frontier))?;
+                self.gc_buffer = reuse(staged);
             }
         }
         if let Some(d) = &mut self.durability {
@@ -202,18 +302,21 @@ impl Ssd {
     /// about 10 instructions more. A bitmap holding more live pages than
     /// the count fails at the fill, fewer at `reclaim`'s assert.
     #[inline(never)]
-    fn stage_plain(&mut self, mut words: ValidWords, frontier: u32, valid: u32) {
+    fn stage_plain<T: Staged>(&mut self, mut words: ValidWords, frontier: u32, valid: u32) {
         // Slices, not the vectors: a store into the buffer might, for all
         // the compiler knows, change a vector's pointer or length, which
         // it then reloaded for every copy.
-        let (bits, oob, l2p) = (&self.valid_bits[..], &self.oob_lpn[..], &self.l2p[..]);
-        let staged = &mut self.gc_buffer;
-        let unset = GcStaged {
-            lpn: Lpn::NONE,
-            frontier,
-            content: 0,
-        };
-        staged.resize(valid as usize, unset);
+        let Ssd {
+            valid_bits,
+            oob_lpn,
+            l2p,
+            gc_buffer,
+            gc_lpns,
+            ..
+        } = self;
+        let (bits, oob, l2p) = (&valid_bits[..], &oob_lpn[..], &l2p[..]);
+        let staged = T::buffer(gc_buffer, gc_lpns);
+        staged.resize(valid as usize, T::unset(frontier));
         let mut slots = staged.iter_mut();
         let mut filled = 0usize;
         while let Some((base, mut word)) = words.next(bits) {
@@ -226,7 +329,7 @@ impl Ssd {
                 let Some(slot) = slots.next() else {
                     panic!("victim holds more live pages than its valid count {valid}");
                 };
-                slot.lpn = lpn;
+                slot.set_lpn(lpn);
                 filled += 1;
             }
         }
@@ -324,24 +427,30 @@ impl Ssd {
     /// `uniform`: every staged page is bound for the same frontier (the
     /// scan chose one for the whole victim), so a run ends only where the
     /// block does.
-    fn land_runs(&mut self, victim: u32, uniform: bool) -> Result<(), SimError> {
-        let staged = std::mem::take(&mut self.gc_buffer);
+    fn land_runs<T: Staged>(
+        &mut self,
+        staged: &[T],
+        victim: u32,
+        uniform: Option<u32>,
+    ) -> Result<(), SimError> {
         let ppb = self.geo.pages_per_block;
         let mut i = 0;
         while i < staged.len() {
-            let frontier = staged[i].frontier;
+            let frontier = uniform
+                .or(staged[i].frontier())
+                .expect("a copy without a frontier of its own takes its victim's");
             let first = self.next_page(self.gc_destination(frontier as usize), false)?;
             let block = self.geo.block_of(first);
             let b = block as usize;
             // `next_page` took the run's first page; the rest of the block is free.
             let room = (ppb - self.blocks.write_ptr[b]) as usize;
             let mut end = staged.len().min(i + 1 + room);
-            if !uniform {
+            if uniform.is_none() {
                 end = i
                     + 1
                     + staged[i + 1..end]
                         .iter()
-                        .take_while(|p| p.frontier == frontier)
+                        .take_while(|p| p.frontier() == Some(frontier))
                         .count();
             }
             let run = &staged[i..end];
@@ -353,14 +462,14 @@ impl Ssd {
             let oob = &mut self.oob_lpn[first.index()..first.index() + run.len()];
             for ((k, page), slot) in run.iter().enumerate().zip(oob) {
                 let ppn = first + k as u32;
-                debug_assert_eq!(self.geo.block_of(l2p[page.lpn.index()].ppn), victim);
-                *slot = page.lpn;
-                l2p[page.lpn.index()].ppn = ppn;
+                debug_assert_eq!(self.geo.block_of(l2p[page.lpn().index()].ppn), victim);
+                *slot = page.lpn();
+                l2p[page.lpn().index()].ppn = ppn;
             }
             set_valid_range(bits, first, pages, true);
             if let Some(c) = &mut self.content {
                 for (k, page) in run.iter().enumerate() {
-                    c[(first + k as u32).index()] = page.content;
+                    c[(first + k as u32).index()] = page.content();
                 }
             }
             if let Some(ops) = &mut self.ops {
@@ -377,9 +486,6 @@ impl Ssd {
             }
             i = end;
         }
-        let mut staged = staged;
-        staged.clear();
-        self.gc_buffer = staged;
         Ok(())
     }
 

@@ -227,6 +227,8 @@ pub struct Ssd {
     min_usable_blocks: u32,
     /// GC staging buffer: the victim's valid pages and where each goes.
     gc_buffer: Vec<GcStaged>,
+    /// GC's staging when its copies carry only their LPN (`gc.rs`, `Staged`).
+    gc_lpns: Vec<Lpn>,
     /// Many-to-one mapping state (dedup, remap, clone), when on.
     sharing: Option<Sharing>,
     counters: Counters,
@@ -358,6 +360,7 @@ impl Ssd {
             retired: 0,
             min_usable_blocks,
             gc_buffer: Vec::with_capacity(ppb as usize),
+            gc_lpns: Vec::with_capacity(ppb as usize),
             counters: Counters::default(),
             stream_counters: vec![StreamCounters::default(); usize::from(plan.streams)],
             survival: options.survival.then(LogHistogram::default),

@@ -63,6 +63,7 @@ impl Ssd {
             f.block = NO_BLOCK;
         }
         self.gc_buffer.clear();
+        self.gc_lpns.clear();
         if let Some(s) = &mut self.sharing {
             s.staged.clear();
             s.next_sharer.fill(Lpn::NONE);
