@@ -222,7 +222,14 @@ fn drive_plain_writes(
         let pages = (limit - requests)
             .min(recorder.pages_until_due(ssd).max(1))
             .min(PROGRESS_EVERY_REQUESTS - requests % PROGRESS_EVERY_REQUESTS);
-        ssd.write_plain_pages(0, pages, source)?;
+        match feed::UniformLpns::take(source.generator, source.synthetic) {
+            Some(mut uniform) => {
+                let written = ssd.write_plain_pages(0, pages, &mut uniform);
+                uniform.put_back(source.generator, source.synthetic);
+                written?;
+            }
+            None => ssd.write_plain_pages(0, pages, source)?,
+        }
         requests += pages;
         checkpoint(
             ssd,

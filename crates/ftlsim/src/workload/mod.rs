@@ -108,6 +108,29 @@ pub struct Generator {
     rng: Xoshiro256PlusPlus,
 }
 
+/// [`Generator::take_uniform`]: the same starts `next_write` draws (one
+/// page per write, so a slot is a start, and no content is drawn).
+#[derive(Debug, Clone)]
+pub struct UniformDraw {
+    rng: Xoshiro256PlusPlus,
+    slots: u64,
+}
+
+impl UniformDraw {
+    #[inline(always)]
+    pub fn next_write(&mut self) -> u64 {
+        self.rng.random_range(0..self.slots)
+    }
+
+    /// Gives the draw's state back to the generator it came from.
+    pub fn put_back(self, generator: &mut Generator) {
+        debug_assert!(
+            matches!(generator.pattern, Pattern::Uniform { slots } if slots == self.slots)
+        );
+        generator.rng = self.rng;
+    }
+}
+
 fn gcd(mut a: u64, mut b: u64) -> u64 {
     while b != 0 {
         (a, b) = (b, a % b);
@@ -212,6 +235,21 @@ impl Generator {
 
     pub fn request_pages(&self) -> u32 {
         self.request_pages
+    }
+
+    /// The uniform pattern's draw, taken out of the generator for a run of
+    /// single-page writes (`None` for any other pattern or size, or with
+    /// content). Its state is the caller's until [`UniformDraw::put_back`]:
+    /// held in a local, it stays in registers, where the generator's, behind
+    /// a pointer, was loaded and stored at every draw.
+    pub fn take_uniform(&self) -> Option<UniformDraw> {
+        match self.pattern {
+            Pattern::Uniform { slots } if self.single_page_writes() => Some(UniformDraw {
+                rng: self.rng.clone(),
+                slots,
+            }),
+            _ => None,
+        }
     }
 
     /// Whether every write is one page with no content: the run may then
