@@ -12,31 +12,48 @@ use super::NONE;
 pub struct Greedy {
     /// The first segment of each bucket, by valid count.
     head: Vec<u32>,
-    prev: Vec<u32>,
-    next: Vec<u32>,
+    /// Each segment's neighbours in its bucket: both in one entry, so an
+    /// update finds them with one bounds check and one cache line.
+    links: Vec<Links>,
     /// No non-empty bucket lies below this valid count.
     min_hint: usize,
 }
 
-impl Greedy {
-    #[inline]
+#[derive(Debug, Clone, Copy)]
+struct Links {
+    prev: u32,
+    next: u32,
+}
+
+const UNLINKED: Links = Links {
+    prev: NONE,
+    next: NONE,
+};
+
+/// The lists as slices, for one update: their pointers and lengths stay
+/// in registers, where the vectors' were loaded again after every store.
+struct Lists<'a> {
+    head: &'a mut [u32],
+    links: &'a mut [Links],
+}
+
+impl Lists<'_> {
+    #[inline(always)]
     fn push(&mut self, s: u32, valid: u32) {
-        let v = valid as usize;
-        let old_head = self.head[v];
-        self.prev[s as usize] = NONE;
-        self.next[s as usize] = old_head;
+        let old_head = self.head[valid as usize];
+        self.links[s as usize] = Links {
+            prev: NONE,
+            next: old_head,
+        };
         if old_head != NONE {
-            self.prev[old_head as usize] = s;
+            self.links[old_head as usize].prev = s;
         }
-        self.head[v] = s;
-        if v < self.min_hint {
-            self.min_hint = v;
-        }
+        self.head[valid as usize] = s;
     }
 
-    #[inline]
+    #[inline(always)]
     fn unlink(&mut self, s: u32, valid: u32) {
-        let (p, n) = (self.prev[s as usize], self.next[s as usize]);
+        let Links { prev: p, next: n } = self.links[s as usize];
         if p == NONE {
             debug_assert_eq!(
                 self.head[valid as usize], s,
@@ -44,11 +61,39 @@ impl Greedy {
             );
             self.head[valid as usize] = n;
         } else {
-            self.next[p as usize] = n;
+            self.links[p as usize].next = n;
         }
         if n != NONE {
-            self.prev[n as usize] = p;
+            self.links[n as usize].prev = p;
         }
+    }
+}
+
+impl Greedy {
+    #[inline(always)]
+    fn lists(&mut self) -> Lists<'_> {
+        Lists {
+            head: &mut self.head,
+            links: &mut self.links,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, s: u32, valid: u32) {
+        self.lists().push(s, valid);
+        self.lower_hint(valid);
+    }
+
+    #[inline(always)]
+    fn lower_hint(&mut self, valid: u32) {
+        if (valid as usize) < self.min_hint {
+            self.min_hint = valid as usize;
+        }
+    }
+
+    #[inline]
+    fn unlink(&mut self, s: u32, valid: u32) {
+        self.lists().unlink(s, valid);
     }
 }
 
@@ -58,8 +103,7 @@ impl VictimPolicy for Greedy {
     fn new(_keys: PolicyKeys, segments: u32, pages_per_segment: u32) -> Self {
         Self {
             head: vec![NONE; pages_per_segment as usize + 1],
-            prev: vec![NONE; segments as usize],
-            next: vec![NONE; segments as usize],
+            links: vec![UNLINKED; segments as usize],
             min_hint: pages_per_segment as usize + 1,
         }
     }
@@ -73,10 +117,12 @@ impl VictimPolicy for Greedy {
         self.unlink(s, view.valid_pages(s));
     }
 
-    #[inline]
+    #[inline(always)]
     fn on_invalidate(&mut self, s: u32, valid_after: u32) {
-        self.unlink(s, valid_after + 1);
-        self.push(s, valid_after);
+        let mut lists = self.lists();
+        lists.unlink(s, valid_after + 1);
+        lists.push(s, valid_after);
+        self.lower_hint(valid_after);
     }
 
     #[inline]
@@ -89,8 +135,7 @@ impl VictimPolicy for Greedy {
     /// come from them, too late to fetch ahead).
     #[inline(always)]
     fn prefetch(&self, s: u32) {
-        crate::mem::prefetch(&self.prev, s as usize);
-        crate::mem::prefetch(&self.next, s as usize);
+        crate::mem::prefetch(&self.links, s as usize);
     }
 
     fn choose(
@@ -124,9 +169,9 @@ impl VictimPolicy for Greedy {
             if cursor == s {
                 return Ok(());
             }
-            cursor = self.next[cursor as usize];
+            cursor = self.links[cursor as usize].next;
             steps += 1;
-            if steps > self.prev.len() as u32 {
+            if steps > self.links.len() as u32 {
                 return Err(format!("bucket {valid} has a cycle"));
             }
         }
