@@ -30,12 +30,23 @@ impl Driver {
         let (generator, req) = (&mut self.generator, &mut self.req);
         let ended = match workload {
             Workload::Fill => {
-                let feed = &mut feed::Fill {
-                    generator,
-                    req,
-                    next_lpn: 0,
-                };
-                run_loop(dev, feed, recorder, timer, phase, budget, progress)?
+                let chunks = timer.is_none() && !generator.has_content();
+                match dev.plain_writes().filter(|_| chunks) {
+                    Some(ssd) => {
+                        let mut fill = feed::FillLpns { next_lpn: 0 };
+                        let write =
+                            |ssd: &mut Ssd, pages| ssd.write_plain_pages(0, pages, &mut fill);
+                        drive_plain_writes(ssd, write, recorder, phase, budget, progress)?
+                    }
+                    None => {
+                        let feed = &mut feed::Fill {
+                            generator,
+                            req,
+                            next_lpn: 0,
+                        };
+                        run_loop(dev, feed, recorder, timer, phase, budget, progress)?
+                    }
+                }
             }
             Workload::Writes => {
                 let synthetic = &mut self.synthetic;
@@ -46,7 +57,8 @@ impl Driver {
                             generator,
                             synthetic,
                         };
-                        drive_plain_writes(ssd, source, recorder, phase, budget, progress)?
+                        let write = |ssd: &mut Ssd, pages| source.write_to(ssd, pages);
+                        drive_plain_writes(ssd, write, recorder, phase, budget, progress)?
                     }
                     None => {
                         let feed = &mut feed::Writes {
@@ -201,16 +213,17 @@ fn checkpoint<D: Target>(
     Ok(())
 }
 
-/// `drive_requests` for the generator's single-page writes to a plain SSD,
-/// untimed: the writes up to the loop's next event (a sample due, a
-/// progress point, the budget's end) go to the device in one call, which
-/// writes them a block at a time (`Ssd::write_plain_pages`). The same
-/// writes, samples and progress as `drive_requests` gives: one page per
-/// request, so the pages and requests counted are the same number.
+/// `drive_requests` for single-page writes to a plain SSD, untimed (the
+/// generator's, or the sequential fill): the writes up to the loop's next
+/// event (a sample due, a progress point, the budget's end) go to the
+/// device in one call of `write`, which writes them a block at a time
+/// (`Ssd::write_plain_pages`). The same writes, samples and progress as
+/// `drive_requests` gives: one page per request, so the pages and
+/// requests counted are the same number.
 #[inline(never)]
 fn drive_plain_writes(
     ssd: &mut Ssd,
-    source: &mut feed::SyntheticLpns<'_>,
+    mut write: impl FnMut(&mut Ssd, u64) -> Result<(), SimError>,
     recorder: &mut Recorder,
     phase: Phase,
     budget: Budget,
@@ -222,14 +235,7 @@ fn drive_plain_writes(
         let pages = (limit - requests)
             .min(recorder.pages_until_due(ssd).max(1))
             .min(PROGRESS_EVERY_REQUESTS - requests % PROGRESS_EVERY_REQUESTS);
-        match feed::UniformLpns::take(source.generator, source.synthetic) {
-            Some(mut uniform) => {
-                let written = ssd.write_plain_pages(0, pages, &mut uniform);
-                uniform.put_back(source.generator, source.synthetic);
-                written?;
-            }
-            None => ssd.write_plain_pages(0, pages, source)?,
-        }
+        write(ssd, pages)?;
         requests += pages;
         checkpoint(
             ssd,

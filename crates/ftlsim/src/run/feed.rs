@@ -9,7 +9,7 @@
 use super::clock::Clock;
 use super::target::{Prefetch, ReadAhead, Target};
 use crate::error::SimError;
-use crate::ftl::{PlainSource, PlainTables};
+use crate::ftl::{PlainSource, PlainTables, Ssd};
 use crate::request::{Completion, Op, Request, RequestSource};
 use crate::timing;
 use crate::workload::{Generator, UniformDraw};
@@ -108,12 +108,42 @@ impl Feed for Writes<'_> {
     }
 }
 
+/// [`Fill`] as a plain chunk's source: the logical space in order (no
+/// content, so nothing else to draw; the hardware prefetcher follows the
+/// map in order, so no read-ahead).
+pub struct FillLpns {
+    pub next_lpn: u64,
+}
+
+impl PlainSource for FillLpns {
+    #[inline(always)]
+    fn next_lpn(&mut self, _tables: &PlainTables<'_>) -> u64 {
+        self.next_lpn += 1;
+        self.next_lpn - 1
+    }
+}
+
 /// The generator's single-page writes as a plain chunk's source
 /// (`Ssd::write_plain_pages`): the same draws and read-ahead as
 /// [`Synthetic::write`], against the chunk's tables.
 pub struct SyntheticLpns<'a> {
     pub generator: &'a mut Generator,
     pub synthetic: &'a mut Synthetic,
+}
+
+impl SyntheticLpns<'_> {
+    /// `pages` of the generator's writes to a plain SSD, a block at a
+    /// time: through [`UniformLpns`] where the pattern allows.
+    pub fn write_to(&mut self, ssd: &mut Ssd, pages: u64) -> Result<(), SimError> {
+        match UniformLpns::take(self.generator, self.synthetic) {
+            Some(mut uniform) => {
+                let written = ssd.write_plain_pages(0, pages, &mut uniform);
+                uniform.put_back(self.generator, self.synthetic);
+                written
+            }
+            None => ssd.write_plain_pages(0, pages, self),
+        }
+    }
 }
 
 impl PlainSource for SyntheticLpns<'_> {
