@@ -44,6 +44,14 @@ trait Staged: Copy {
     fn content(&self) -> u64;
     /// The device's buffer of this kind.
     fn buffer<'a>(staged: &'a mut Vec<GcStaged>, lpns: &'a mut Vec<Lpn>) -> &'a mut Vec<Self>;
+
+    /// Writes a run's LPNs into its pages' reverse-map entries (`oob`, as long as `run`).
+    #[inline(always)]
+    fn write_lpns(run: &[Self], oob: &mut [Lpn]) {
+        for (slot, page) in oob.iter_mut().zip(run) {
+            *slot = page.lpn();
+        }
+    }
 }
 
 impl Staged for GcStaged {
@@ -109,6 +117,12 @@ impl Staged for Lpn {
 
     fn buffer<'a>(_: &'a mut Vec<GcStaged>, lpns: &'a mut Vec<Lpn>) -> &'a mut Vec<Self> {
         lpns
+    }
+
+    /// The run is the entries themselves: one copy.
+    #[inline(always)]
+    fn write_lpns(run: &[Self], oob: &mut [Lpn]) {
+        oob.copy_from_slice(run);
     }
 }
 
@@ -460,11 +474,12 @@ impl Ssd {
             let (l2p, bits) = (&mut self.l2p[..], &mut self.valid_bits);
             // The run's reverse-map entries, sliced once (one range check, not one per page).
             let oob = &mut self.oob_lpn[first.index()..first.index() + run.len()];
-            for ((k, page), slot) in run.iter().enumerate().zip(oob) {
-                let ppn = first + k as u32;
+            T::write_lpns(run, oob);
+            let mut ppn = first;
+            for page in run {
                 debug_assert_eq!(self.geo.block_of(l2p[page.lpn().index()].ppn), victim);
-                *slot = page.lpn();
                 l2p[page.lpn().index()].ppn = ppn;
+                ppn = ppn + 1;
             }
             set_valid_range(bits, first, pages, true);
             if let Some(c) = &mut self.content {
