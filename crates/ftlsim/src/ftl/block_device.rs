@@ -99,13 +99,15 @@ impl Ssd {
 
     /// Whether every host write takes the plain path, with none of the
     /// features that branch off it: no zones, sharing, power-loss tracking,
-    /// DFTL cache, placement scheme, log regime, content kept, op log,
-    /// per-stream survival or reclaim groups. Such a device (an untimed
-    /// uniform or hot/cold run, say) is driven through
+    /// DFTL cache, placement scheme, log regime, content kept, per-stream
+    /// survival or reclaim groups; and the op log on exactly when `LOG`
+    /// (a timed run's measured phase: the plain path then logs the same
+    /// operations as the general one). Such a device (an untimed uniform
+    /// or hot/cold run, say, or a timed one's measured phase) is driven through
     /// [`crate::run::target::PlainSsd`]. Asked once per phase: none of
     /// these changes within one (the op log is attached before the
     /// measured phase starts).
-    pub(crate) fn writes_plain(&self) -> bool {
+    pub(crate) fn writes_plain<const LOG: bool>(&self) -> bool {
         self.zones.is_none()
             && self.sharing.is_none()
             && self.durability.is_none()
@@ -113,7 +115,7 @@ impl Ssd {
             && !self.placement.is_classified()
             && self.log.is_none()
             && self.content.is_none()
-            && self.ops.is_none()
+            && self.ops.is_some() == LOG
             && self.stream_survival.is_none()
             && self.group_victims.is_empty()
     }
@@ -123,11 +125,16 @@ impl Ssd {
     /// fingerprints, the log regime) and the per-page ones of
     /// `write_page_of_stream` are known false and left out. A request's
     /// fingerprints change nothing here: no content is kept. Same effects,
-    /// in the same order, as `submit_write::<false>`.
+    /// in the same order, as `submit_write::<false>`; with `LOG`, the same
+    /// operations logged in the same order too (a host page's program after
+    /// whatever GC its allocation ran, as `program_host_page` logs it).
     #[inline(always)]
-    pub(crate) fn submit_plain(&mut self, req: &Request) -> Result<Completion, SimError> {
+    pub(crate) fn submit_plain<const LOG: bool>(
+        &mut self,
+        req: &Request,
+    ) -> Result<Completion, SimError> {
         debug_assert!(
-            self.writes_plain(),
+            self.writes_plain::<LOG>(),
             "submit_plain on a device with features"
         );
         if req.op != Op::Write {
@@ -141,7 +148,7 @@ impl Ssd {
             }
             // A match, not `and_then`, as in `write_pages_of_stream`.
             let page = match self.check_lpn(req.lpn + u64::from(written)) {
-                Ok(lpn) => self.write_page_mapped::<true>(lpn, stream, 0),
+                Ok(lpn) => self.write_page_mapped::<true, LOG>(lpn, stream, 0),
                 Err(e) => Err(e),
             };
             if let Err(e) = page {
@@ -226,5 +233,53 @@ impl BlockDevice for Ssd {
             Hint::UpperGcStarted => self.defer_gc(true),
             Hint::UpperGcEnded => self.defer_gc(false),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Config;
+    use crate::ftl::{FlashOp, Ssd, SsdOptions};
+    use crate::request::{BlockDevice, Op, Request};
+
+    /// The plain path with the op log on (`submit_plain::<true>`, a timed
+    /// run's measured phase) logs the same operations, in the same order,
+    /// as the general path, request by request, and leaves the same
+    /// counters: the timer replays the log, so any difference would change
+    /// timing results. Random overwrites of 1 to 4 pages with reads among
+    /// them, through enough GC to close, collect and reopen blocks.
+    #[test]
+    fn logged_plain_path_logs_as_the_general_one() {
+        let mut cfg = Config::default();
+        cfg.device.blocks = 64;
+        cfg.device.pages_per_block = 32;
+        cfg.device.spare_factor = 0.2;
+        cfg.metrics.survival = true;
+        let [mut general, mut plain] =
+            [(); 2].map(|()| Ssd::new(&cfg, &SsdOptions::default()).expect("plans"));
+        general.enable_op_log();
+        plain.enable_op_log();
+        assert!(plain.writes_plain::<true>() && !plain.writes_plain::<false>());
+        let logical = u64::from(plain.logical_pages());
+        let (mut x, mut req) = (7u64, Request::default());
+        let mut general_ops: Vec<FlashOp> = Vec::new();
+        for i in 0..12 * logical {
+            // A small LCG, as in log_regime's test.
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let pages = 1 + (x >> 60) as u32 % 4;
+            let lpn = (x >> 33) % (logical - u64::from(pages) + 1);
+            let op = if i % 7 == 3 { Op::Read } else { Op::Write };
+            req.set(op, lpn, pages);
+            general.submit(&req).expect("writes");
+            plain.submit_plain::<true>(&req).expect("writes");
+            general.take_ops(&mut general_ops);
+            assert_eq!(plain.logged(), &general_ops[..], "request {i}");
+            plain.clear_ops();
+        }
+        assert!(plain.counters().gc_count > logical / 32, "GC ran");
+        assert_eq!(plain.counters(), general.counters());
+        plain.check_invariants().expect("invariants hold");
     }
 }

@@ -249,14 +249,21 @@ impl Ssd {
             self.placement.stream_gc_frontier(&write) as u32
         };
         let words = ValidWords::of(self.geo.first_page(victim), self.geo.pages_per_block);
-        let plain = !per_page && self.content.is_none() && self.ops.is_none();
+        let plain = !per_page && self.content.is_none();
         // Only the LPNs when nothing after the scan reads a `GcStaged`
         // (tracking's landing, the DFTL cache's note of the moves).
         let lpns_only = plain && self.durability.is_none() && self.cmt.is_none();
-        if lpns_only {
-            self.stage_plain::<Lpn>(words, unshared_frontier, valid);
+        // With the op log on (a timed run's measured phase) each scan is a
+        // loop of its own: the untimed scan keeps no test of the log.
+        let logged = self.ops.is_some();
+        if lpns_only && !logged {
+            self.stage_plain::<Lpn, false>(words, unshared_frontier, valid);
+        } else if lpns_only {
+            self.stage_plain::<Lpn, true>(words, unshared_frontier, valid);
+        } else if plain && !logged {
+            self.stage_plain::<GcStaged, false>(words, unshared_frontier, valid);
         } else if plain {
-            self.stage_plain::<GcStaged>(words, unshared_frontier, valid);
+            self.stage_plain::<GcStaged, true>(words, unshared_frontier, valid);
         } else {
             self.stage_each(words, per_page.then_some(now), unshared_frontier);
         }
@@ -307,16 +314,23 @@ impl Ssd {
     }
 
     /// The scan of a victim whose copies all go to `frontier` and carry
-    /// nothing but their LPN (no content, no op log): on slices held for
-    /// the whole scan. Out of line, once per victim: inlined, its loop's
-    /// registers moved with every change to `reclaim` (one more
-    /// instruction per copy at one time). The buffer is sized to the
-    /// victim's `valid` count first and filled in place: a push per copy
-    /// (length, capacity and pointer loaded and stored each time) cost
-    /// about 10 instructions more. A bitmap holding more live pages than
-    /// the count fails at the fill, fewer at `reclaim`'s assert.
+    /// nothing but their LPN (no content): on slices held for the whole
+    /// scan; with `LOG` (the op log on), each copy's read logged in scan
+    /// order, as `stage_each` logs it. Out of line, once per victim:
+    /// inlined, its loop's registers moved with every change to `reclaim`
+    /// (one more instruction per copy at one time). The buffer (and the
+    /// log's tail) is sized to the victim's `valid` count first and filled
+    /// in place: a push per copy (length, capacity and pointer loaded and
+    /// stored each time) cost about 10 instructions more. A bitmap holding
+    /// more live pages than the count fails at the fill, fewer at
+    /// `reclaim`'s assert.
     #[inline(never)]
-    fn stage_plain<T: Staged>(&mut self, mut words: ValidWords, frontier: u32, valid: u32) {
+    fn stage_plain<T: Staged, const LOG: bool>(
+        &mut self,
+        mut words: ValidWords,
+        frontier: u32,
+        valid: u32,
+    ) {
         // Slices, not the vectors: a store into the buffer might, for all
         // the compiler knows, change a vector's pointer or length, which
         // it then reloaded for every copy.
@@ -326,11 +340,27 @@ impl Ssd {
             l2p,
             gc_buffer,
             gc_lpns,
+            ops,
             ..
         } = self;
         let (bits, oob, l2p) = (&valid_bits[..], &oob_lpn[..], &l2p[..]);
         let staged = T::buffer(gc_buffer, gc_lpns);
         staged.resize(valid as usize, T::unset(frontier));
+        // The log's tail, sized as the buffer and filled in place the same
+        // way: a read per copy, at the copy's index (a second iterator cost
+        // about 3 instructions per request more).
+        let (logged_before, reads) = match ops {
+            Some(ops) if LOG => {
+                let before = ops.len();
+                let unread = FlashOp::Read {
+                    ppn: Ppn::NONE,
+                    gc: true,
+                };
+                ops.resize(before + valid as usize, unread);
+                (before, &mut ops[before..])
+            }
+            _ => (0, &mut [][..]),
+        };
         let mut slots = staged.iter_mut();
         let mut filled = 0usize;
         while let Some((base, mut word)) = words.next(bits) {
@@ -344,10 +374,19 @@ impl Ssd {
                     panic!("victim holds more live pages than its valid count {valid}");
                 };
                 slot.set_lpn(lpn);
+                if LOG {
+                    reads[filled] = FlashOp::Read {
+                        ppn: Ppn::new(ppn as u32),
+                        gc: true,
+                    };
+                }
                 filled += 1;
             }
         }
         staged.truncate(filled);
+        if let (true, Some(ops)) = (LOG, &mut self.ops) {
+            ops.truncate(logged_before + filled);
+        }
     }
 
     /// The scan of a victim in general: each copy's frontier asked of
@@ -607,5 +646,74 @@ impl Ssd {
             self.blocks.state[b] = BlockState::Free;
             self.pool.insert(block, self.blocks.erase_count[b]);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Ssd, SsdOptions, ValidWords};
+    use super::GcStaged;
+    use crate::config::Config;
+    use crate::flash::{BlockState, Lpn};
+    use crate::request::{BlockDevice, Op, Request};
+
+    /// The plain scans with the op log on (`stage_plain::<_, true>`, the
+    /// whole `GcStaged` or the LPN alone) stage the same copies as the
+    /// general scan (`stage_each`) of the same victim, and log the same
+    /// reads in the same order: checked on every full block holding valid
+    /// pages, after random overwrites.
+    #[test]
+    fn logged_plain_scan_stages_and_logs_as_the_general_one() {
+        let mut cfg = Config::default();
+        cfg.device.blocks = 64;
+        cfg.device.pages_per_block = 128;
+        cfg.device.spare_factor = 0.25;
+        let mut ssd = Ssd::new(&cfg, &SsdOptions::default()).expect("plans");
+        let logical = u64::from(ssd.logical_pages());
+        let (mut x, mut req) = (3u64, Request::default());
+        for i in 0..3 * logical {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let lpn = if i < logical { i } else { (x >> 33) % logical };
+            req.set(Op::Write, lpn, 1);
+            ssd.submit(&req).expect("writes");
+        }
+        ssd.enable_op_log();
+        let mut scanned = 0;
+        for victim in 0..ssd.geo.blocks {
+            let valid = ssd.blocks.valid[victim as usize];
+            if ssd.blocks.state[victim as usize] != BlockState::Full || valid == 0 {
+                continue;
+            }
+            let words = ValidWords::of(ssd.geo.first_page(victim), ssd.geo.pages_per_block);
+            let mut runs = Vec::new();
+            for scan in 0..3 {
+                ssd.clear_ops();
+                ssd.gc_buffer.clear();
+                ssd.gc_lpns.clear();
+                match scan {
+                    0 => ssd.stage_each(words, None, 5),
+                    1 => ssd.stage_plain::<GcStaged, true>(words, 5, valid),
+                    _ => ssd.stage_plain::<Lpn, true>(words, 5, valid),
+                }
+                let staged: Vec<_> = if scan < 2 {
+                    ssd.gc_buffer
+                        .iter()
+                        .map(|p| (p.lpn, p.frontier, p.content))
+                        .collect()
+                } else {
+                    ssd.gc_lpns.iter().map(|&lpn| (lpn, 5, 0)).collect()
+                };
+                assert_eq!(staged.len(), valid as usize, "block {victim}");
+                runs.push((staged, ssd.logged().to_vec()));
+            }
+            assert_eq!(runs[0], runs[1], "block {victim}");
+            assert_eq!(runs[0], runs[2], "block {victim}");
+            scanned += 1;
+        }
+        assert!(scanned > 10, "{scanned} victims scanned");
+        ssd.gc_buffer.clear();
+        ssd.gc_lpns.clear();
     }
 }

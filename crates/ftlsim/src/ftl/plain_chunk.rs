@@ -121,7 +121,7 @@ impl Ssd {
     ) -> Result<(), SimError> {
         let lpn = source.next_lpn(&self.plain_tables());
         let result = match self.check_lpn(lpn) {
-            Ok(lpn) => self.write_page_mapped::<true>(lpn, stream, 0),
+            Ok(lpn) => self.write_page_mapped::<true, false>(lpn, stream, 0),
             Err(e) => Err(e),
         };
         if result.is_ok() {
@@ -143,7 +143,7 @@ impl Ssd {
         source: &mut S,
     ) -> Result<(), SimError> {
         debug_assert!(
-            self.writes_plain(),
+            self.writes_plain::<false>(),
             "a plain chunk on a device with features"
         );
         debug_assert!(
@@ -272,7 +272,7 @@ mod tests {
         cfg.device.pages_per_block = 32;
         cfg.device.spare_factor = 0.25;
         let ssd = Ssd::new(&cfg, &SsdOptions::default()).expect("plans");
-        assert!(ssd.writes_plain());
+        assert!(ssd.writes_plain::<false>());
         ssd
     }
 
@@ -304,7 +304,7 @@ mod tests {
         let mut req = Request::default();
         for &lpn in lpns {
             req.set(Op::Write, lpn, 1);
-            ssd.submit_plain(&req)?;
+            ssd.submit_plain::<false>(&req)?;
         }
         Ok(())
     }

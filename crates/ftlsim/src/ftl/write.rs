@@ -67,7 +67,7 @@ impl Ssd {
         if self.durability.is_some() | self.cmt.is_some() | self.placement.is_classified() {
             return self.write_page_out_of_line(lpn, stream, content);
         }
-        self.write_page_mapped::<false>(lpn, stream, content)
+        self.write_page_mapped::<false, false>(lpn, stream, content)
     }
 
     /// Power-loss tracking, the DFTL cache or a placement scheme (at most
@@ -92,9 +92,12 @@ impl Ssd {
     /// The plain write of a host page whose mapping entry is at hand.
     /// `PLAIN`: the caller knows the device [`Ssd::writes_plain`], so the
     /// tests for the features that rules out fold away (the plain driver
-    /// loop, `submit_plain`); every other caller passes `false`.
+    /// loop, `submit_plain`); every other caller passes `false`. `LOG`
+    /// (with `PLAIN`): the op log is on (a timed run's measured phase),
+    /// and the page's program is logged as the general path logs it;
+    /// without `PLAIN` the log is tested at run time and `LOG` is `false`.
     #[inline(always)]
-    pub(super) fn write_page_mapped<const PLAIN: bool>(
+    pub(super) fn write_page_mapped<const PLAIN: bool, const LOG: bool>(
         &mut self,
         lpn: Lpn,
         stream: u16,
@@ -108,7 +111,7 @@ impl Ssd {
             self.invalidate::<PLAIN>(old);
         }
         let frontier = self.stream_write_frontier(lpn, stream, old);
-        self.program_host_page::<PLAIN>(lpn, frontier, content)
+        self.program_host_page::<PLAIN, LOG>(lpn, frontier, content)
     }
 
     /// The user decision of a host write on a stream path (plain, tracked,
@@ -127,9 +130,10 @@ impl Ssd {
     }
 
     /// Programs host page `lpn` (already unmapped) into `frontier` and maps
-    /// it: the tail of every one-to-one host write.
+    /// it: the tail of every one-to-one host write. `PLAIN` and `LOG` as in
+    /// `write_page_mapped`.
     #[inline(always)]
-    pub(super) fn program_host_page<const PLAIN: bool>(
+    pub(super) fn program_host_page<const PLAIN: bool, const LOG: bool>(
         &mut self,
         lpn: Lpn,
         frontier: usize,
@@ -143,6 +147,9 @@ impl Ssd {
             self.program_cells_in::<true>(ppn, block, lpn, content);
             if fills {
                 self.close_block(block);
+            }
+            if LOG {
+                self.log(FlashOp::Program { ppn, gc: false });
             }
             ppn
         } else {

@@ -199,7 +199,7 @@ fn checkpoint<D: Target>(
     if sampled {
         recorder.sample(dev, phase)?;
     }
-    if sampled || requests % PROGRESS_EVERY_REQUESTS == 0 {
+    if sampled || requests.is_multiple_of(PROGRESS_EVERY_REQUESTS) {
         progress(Progress {
             phase,
             done: budget.done_before + units(),

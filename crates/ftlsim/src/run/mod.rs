@@ -423,13 +423,15 @@ impl Simulation {
         let result = if self.device.is_plain() {
             // The SSD alone, statically dispatched; with sharing on, or
             // with none of the write path's features, it gets a loop of its
-            // own (see SharedSsd, PlainSsd).
+            // own (see SharedSsd, PlainSsd; timed or not).
             let ssd = self.device.ssd_mut();
             if ssd.sharing().is_some() {
                 let mut shared = target::SharedSsd::of(ssd).expect("sharing is on");
                 driver.drive(&mut shared, phase, workload, budget, progress)
-            } else if let Some(mut plain) = target::PlainSsd::of(ssd) {
+            } else if let Some(mut plain) = target::PlainSsd::<false>::of(ssd) {
                 driver.drive(&mut plain, phase, workload, budget, progress)
+            } else if let Some(mut logged) = target::PlainSsd::<true>::of(ssd) {
+                driver.drive(&mut logged, phase, workload, budget, progress)
             } else {
                 driver.drive(ssd, phase, workload, budget, progress)
             }
