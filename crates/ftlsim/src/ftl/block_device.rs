@@ -1,6 +1,7 @@
 //! The SSD as a [`BlockDevice`]: one request in, its pages carried out one
 //! by one through the page-level operations.
 
+use super::oplog::FlashOp;
 use super::Ssd;
 use crate::error::SimError;
 use crate::metrics::LayerStats;
@@ -99,13 +100,15 @@ impl Ssd {
 
     /// Whether every host write takes the plain path, with none of the
     /// features that branch off it: no zones, sharing, power-loss tracking,
-    /// DFTL cache, placement scheme, log regime, content kept, op log,
-    /// per-stream survival or reclaim groups. Such a device (an untimed
-    /// uniform or hot/cold run, say) is driven through
+    /// DFTL cache, placement scheme, log regime, content kept, per-stream
+    /// survival or reclaim groups; and the op log on exactly when `LOG`
+    /// (a timed run's measured phase: the plain path then logs the same
+    /// operations as the general one). Such a device (an untimed uniform
+    /// or hot/cold run, say, or its timed measured phase) is driven through
     /// [`crate::run::target::PlainSsd`]. Asked once per phase: none of
     /// these changes within one (the op log is attached before the
     /// measured phase starts).
-    pub(crate) fn writes_plain(&self) -> bool {
+    pub(crate) fn writes_plain<const LOG: bool>(&self) -> bool {
         self.zones.is_none()
             && self.sharing.is_none()
             && self.durability.is_none()
@@ -113,7 +116,7 @@ impl Ssd {
             && !self.placement.is_classified()
             && self.log.is_none()
             && self.content.is_none()
-            && self.ops.is_none()
+            && self.ops.is_some() == LOG
             && self.stream_survival.is_none()
             && self.group_victims.is_empty()
     }
@@ -123,11 +126,16 @@ impl Ssd {
     /// fingerprints, the log regime) and the per-page ones of
     /// `write_page_of_stream` are known false and left out. A request's
     /// fingerprints change nothing here: no content is kept. Same effects,
-    /// in the same order, as `submit_write::<false>`.
+    /// in the same order, as `submit_write::<false>`; with `LOG`, the same
+    /// operations logged in the same order too (a host page's program after
+    /// whatever GC its allocation ran, as `program_host_page` logs it).
     #[inline(always)]
-    pub(crate) fn submit_plain(&mut self, req: &Request) -> Result<Completion, SimError> {
+    pub(crate) fn submit_plain<const LOG: bool>(
+        &mut self,
+        req: &Request,
+    ) -> Result<Completion, SimError> {
         debug_assert!(
-            self.writes_plain(),
+            self.writes_plain::<LOG>(),
             "submit_plain on a device with features"
         );
         if req.op != Op::Write {
@@ -141,7 +149,15 @@ impl Ssd {
             }
             // A match, not `and_then`, as in `write_pages_of_stream`.
             let page = match self.check_lpn(req.lpn + u64::from(written)) {
-                Ok(lpn) => self.write_page_mapped::<true>(lpn, stream, 0),
+                Ok(lpn) => {
+                    let page = self.write_page_mapped::<true>(lpn, stream, 0);
+                    if LOG && page.is_ok() {
+                        // The page just written is where its map entry points.
+                        let ppn = self.l2p[lpn.index()].ppn;
+                        self.log(FlashOp::Program { ppn, gc: false });
+                    }
+                    page
+                }
                 Err(e) => Err(e),
             };
             if let Err(e) = page {

@@ -147,8 +147,13 @@ impl Ssd {
             self.placement.stream_gc_frontier(&write) as u32
         };
         let words = ValidWords::of(self.geo.first_page(victim), self.geo.pages_per_block);
-        if !per_page && self.content.is_none() && self.ops.is_none() {
-            self.stage_plain(words, unshared_frontier, valid);
+        if !per_page && self.content.is_none() {
+            // Each its own loop: the untimed scan keeps no test of the log.
+            if self.ops.is_none() {
+                self.stage_plain::<false>(words, unshared_frontier, valid);
+            } else {
+                self.stage_plain::<true>(words, unshared_frontier, valid);
+            }
         } else {
             self.stage_each(words, per_page.then_some(now), unshared_frontier);
         }
@@ -193,16 +198,18 @@ impl Ssd {
     }
 
     /// The scan of a victim whose copies all go to `frontier` and carry
-    /// nothing but their LPN (no content, no op log): on slices held for
-    /// the whole scan. Out of line, once per victim: inlined, its loop's
-    /// registers moved with every change to `reclaim` (one more
-    /// instruction per copy at one time). The buffer is sized to the
-    /// victim's `valid` count first and filled in place: a push per copy
-    /// (length, capacity and pointer loaded and stored each time) cost
-    /// about 10 instructions more. A bitmap holding more live pages than
-    /// the count fails at the fill, fewer at `reclaim`'s assert.
+    /// nothing but their LPN (no content): on slices held for the whole
+    /// scan; with `LOG` (the op log on), each copy's read logged in scan
+    /// order, as `stage_each` logs it. Out of line, once per victim:
+    /// inlined, its loop's registers moved with every change to `reclaim`
+    /// (one more instruction per copy at one time). The buffer (and the
+    /// log's tail) is sized to the victim's `valid` count first and filled
+    /// in place: a push per copy (length, capacity and pointer loaded and
+    /// stored each time) cost about 10 instructions more. A bitmap holding
+    /// more live pages than the count fails at the fill, fewer at
+    /// `reclaim`'s assert.
     #[inline(never)]
-    fn stage_plain(&mut self, mut words: ValidWords, frontier: u32, valid: u32) {
+    fn stage_plain<const LOG: bool>(&mut self, mut words: ValidWords, frontier: u32, valid: u32) {
         // Slices, not the vectors: a store into the buffer might, for all
         // the compiler knows, change a vector's pointer or length, which
         // it then reloaded for every copy.
@@ -214,7 +221,22 @@ impl Ssd {
             content: 0,
         };
         staged.resize(valid as usize, unset);
+        // The log's tail, sized as the buffer and filled in place the same
+        // way: one read per copy.
+        let (logged_before, reads) = match &mut self.ops {
+            Some(ops) if LOG => {
+                let before = ops.len();
+                let unread = FlashOp::Read {
+                    ppn: Ppn::NONE,
+                    gc: true,
+                };
+                ops.resize(before + valid as usize, unread);
+                (before, &mut ops[before..])
+            }
+            _ => (0, &mut [][..]),
+        };
         let mut slots = staged.iter_mut();
+        let mut reads = reads.iter_mut();
         let mut filled = 0usize;
         while let Some((base, mut word)) = words.next(bits) {
             while word != 0 {
@@ -227,10 +249,22 @@ impl Ssd {
                     panic!("victim holds more live pages than its valid count {valid}");
                 };
                 slot.lpn = lpn;
+                if LOG {
+                    // There is a read for every slot: the tail is as long.
+                    if let Some(read) = reads.next() {
+                        *read = FlashOp::Read {
+                            ppn: Ppn::new(ppn as u32),
+                            gc: true,
+                        };
+                    }
+                }
                 filled += 1;
             }
         }
         staged.truncate(filled);
+        if let (true, Some(ops)) = (LOG, &mut self.ops) {
+            ops.truncate(logged_before + filled);
+        }
     }
 
     /// The scan of a victim in general: each copy's frontier asked of

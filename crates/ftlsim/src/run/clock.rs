@@ -18,7 +18,11 @@ use crate::ftl::FlashOp;
 use crate::request::{Op, Request};
 use crate::timing::{self, Ticket, Timer};
 
+use super::feed::Feed;
+use super::recorder::Recorder;
 use super::target::Target;
+use super::{drive_requests, Budget, Progress};
+use crate::metrics::Phase;
 
 /// The loop's view of the timing model.
 pub(super) trait Clock {
@@ -273,6 +277,27 @@ pub(super) fn pipelined<D: Target, T>(
     // stopped at a later request).
     timed?;
     driven
+}
+
+/// The loop with the timing model off, on, or on a thread of its own.
+pub(super) fn run_loop<D: Target, F: Feed>(
+    dev: &mut D,
+    feed: &mut F,
+    recorder: &mut Recorder,
+    timer: Option<&mut Timer>,
+    phase: Phase,
+    budget: Budget,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<bool, SimError> {
+    match timer {
+        None => drive_requests(dev, feed, recorder, &mut Untimed, phase, budget, progress),
+        Some(t) if budget.pipeline && t.detachable() && !F::CLOSED_LOOP => {
+            pipelined(dev, t, |dev, pipe| {
+                drive_requests(dev, feed, recorder, pipe, phase, budget, progress)
+            })
+        }
+        Some(t) => drive_requests(dev, feed, recorder, &mut Inline(t), phase, budget, progress),
+    }
 }
 
 /// Whether runs may put the timer on a thread of its own: a second core is

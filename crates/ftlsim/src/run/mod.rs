@@ -21,7 +21,7 @@ use crate::timing::{ArrivalSource, Timer};
 use crate::workload::ycsb::YcsbWorkload;
 use crate::workload::Generator;
 pub use clock::pipeline_allowed;
-use clock::{Clock, Inline, Untimed};
+use clock::{run_loop, Clock};
 use feed::{External, Feed, Synthetic};
 use lsm::LsmSource;
 use recorder::Recorder;
@@ -424,13 +424,15 @@ impl Simulation {
         let result = if self.device.is_plain() {
             // The SSD alone, statically dispatched; with sharing on, or
             // with none of the write path's features, it gets a loop of its
-            // own (see SharedSsd, PlainSsd).
+            // own (see SharedSsd, PlainSsd; timed or not).
             let ssd = self.device.ssd_mut();
             if ssd.sharing().is_some() {
                 let mut shared = target::SharedSsd::of(ssd).expect("sharing is on");
                 driver.drive(&mut shared, phase, workload, budget, progress)
-            } else if let Some(mut plain) = target::PlainSsd::of(ssd) {
+            } else if let Some(mut plain) = target::PlainSsd::<false>::of(ssd) {
                 driver.drive(&mut plain, phase, workload, budget, progress)
+            } else if let Some(mut logged) = target::PlainSsd::<true>::of(ssd) {
+                driver.drive(&mut logged, phase, workload, budget, progress)
             } else {
                 driver.drive(ssd, phase, workload, budget, progress)
             }
@@ -712,27 +714,6 @@ impl Driver {
         };
         self.source_exhausted |= ended;
         Ok(())
-    }
-}
-
-/// The loop with the timing model off, on, or on a thread of its own.
-fn run_loop<D: Target, F: Feed>(
-    dev: &mut D,
-    feed: &mut F,
-    recorder: &mut Recorder,
-    timer: Option<&mut Timer>,
-    phase: Phase,
-    budget: Budget,
-    progress: &mut dyn FnMut(Progress),
-) -> Result<bool, SimError> {
-    match timer {
-        None => drive_requests(dev, feed, recorder, &mut Untimed, phase, budget, progress),
-        Some(t) if budget.pipeline && t.detachable() && !F::CLOSED_LOOP => {
-            clock::pipelined(dev, t, |dev, pipe| {
-                drive_requests(dev, feed, recorder, pipe, phase, budget, progress)
-            })
-        }
-        Some(t) => drive_requests(dev, feed, recorder, &mut Inline(t), phase, budget, progress),
     }
 }
 

@@ -58,12 +58,14 @@ impl Target for Ssd {
 /// A view of the `Ssd` that submits through a write path of its own
 /// (`$submit`) and delegates the rest of `BlockDevice` to the `Ssd`: the
 /// loop is monomorphized per view, so each gets a copy with only its path.
+/// A view with a `bool` const parameter (`PlainSsd<LOG>`) passes it on to
+/// its write path.
 macro_rules! ssd_view {
-    ($view:ident, $submit:ident) => {
-        impl BlockDevice for $view<'_> {
+    ($view:ident $(<$flag:ident>)?, $submit:ident) => {
+        impl<$(const $flag: bool)?> BlockDevice for $view<'_ $(, $flag)?> {
             #[inline(always)]
             fn submit(&mut self, req: &Request) -> Result<Completion, SimError> {
-                self.0.$submit(req)
+                self.0.$submit$(::<$flag>)?(req)
             }
 
             fn logical_pages(&self) -> u64 {
@@ -141,21 +143,24 @@ impl Target for SharedSsd<'_> {
 
 /// The SSD with none of the features that branch off its write path
 /// ([`Ssd::writes_plain`]), driven alone: the commonest run (uniform or
-/// hot/cold writes, untimed). Its loop checks those features once per
-/// phase instead of per request and per page (`Ssd::submit_plain`), and
-/// its lookahead has no sharing stage.
-pub struct PlainSsd<'a>(&'a mut Ssd);
+/// hot/cold writes). Its loop checks those features once per phase instead
+/// of per request and per page (`Ssd::submit_plain`), and its lookahead
+/// has no sharing stage. `LOG`: the op log is on (a timed run's measured
+/// phase), and the loop logs each flash operation for the timer as the
+/// general path does; an untimed run's loop (`false`) has no test of it.
+pub struct PlainSsd<'a, const LOG: bool>(&'a mut Ssd);
 
-impl<'a> PlainSsd<'a> {
-    /// `None` when some feature of the device needs the general path.
+impl<'a, const LOG: bool> PlainSsd<'a, LOG> {
+    /// `None` when some feature of the device needs the general path, or
+    /// the op log is not as `LOG` says.
     pub fn of(ssd: &'a mut Ssd) -> Option<Self> {
-        ssd.writes_plain().then_some(Self(ssd))
+        ssd.writes_plain::<LOG>().then_some(Self(ssd))
     }
 }
 
-ssd_view!(PlainSsd, submit_plain);
+ssd_view!(PlainSsd<LOG>, submit_plain);
 
-impl Target for PlainSsd<'_> {
+impl<const LOG: bool> Target for PlainSsd<'_, LOG> {
     ssd_view_target!();
 
     /// No content index and no sharing records: only the map entry, then
