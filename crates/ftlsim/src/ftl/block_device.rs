@@ -1,7 +1,6 @@
 //! The SSD as a [`BlockDevice`]: one request in, its pages carried out one
 //! by one through the page-level operations.
 
-use super::oplog::FlashOp;
 use super::Ssd;
 use crate::error::SimError;
 use crate::metrics::LayerStats;
@@ -149,15 +148,7 @@ impl Ssd {
             }
             // A match, not `and_then`, as in `write_pages_of_stream`.
             let page = match self.check_lpn(req.lpn + u64::from(written)) {
-                Ok(lpn) => {
-                    let page = self.write_page_mapped::<true>(lpn, stream, 0);
-                    if LOG && page.is_ok() {
-                        // The page just written is where its map entry points.
-                        let ppn = self.l2p[lpn.index()].ppn;
-                        self.log(FlashOp::Program { ppn, gc: false });
-                    }
-                    page
-                }
+                Ok(lpn) => self.write_page_mapped::<true, LOG>(lpn, stream, 0),
                 Err(e) => Err(e),
             };
             if let Err(e) = page {

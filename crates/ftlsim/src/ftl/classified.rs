@@ -39,7 +39,7 @@ impl Ssd {
             // `Classes` counts the pages holding data.
             live_pages: 0,
         });
-        self.program_host_page::<false>(lpn, frontier, content)
+        self.program_host_page::<false, false>(lpn, frontier, content)
     }
 
     /// The frontier of a GC copy of `lpn` (one reference: no sharing) out

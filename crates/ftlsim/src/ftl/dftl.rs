@@ -377,7 +377,7 @@ impl Ssd {
         content: u64,
     ) -> Result<(), SimError> {
         self.map_access(lpn, true)?;
-        self.write_page_mapped::<false>(lpn, stream, content)?;
+        self.write_page_mapped::<false, false>(lpn, stream, content)?;
         self.flush_translation_updates()
     }
 }

@@ -67,7 +67,7 @@ impl Ssd {
         if self.durability.is_some() | self.cmt.is_some() | self.placement.is_classified() {
             return self.write_page_out_of_line(lpn, stream, content);
         }
-        self.write_page_mapped::<false>(lpn, stream, content)
+        self.write_page_mapped::<false, false>(lpn, stream, content)
     }
 
     /// Power-loss tracking, the DFTL cache or a placement scheme (at most
@@ -94,7 +94,7 @@ impl Ssd {
     /// tests for the features that rules out fold away (the plain driver
     /// loop, `submit_plain`); every other caller passes `false`.
     #[inline(always)]
-    pub(super) fn write_page_mapped<const PLAIN: bool>(
+    pub(super) fn write_page_mapped<const PLAIN: bool, const LOG: bool>(
         &mut self,
         lpn: Lpn,
         stream: u16,
@@ -108,7 +108,7 @@ impl Ssd {
             self.invalidate::<PLAIN>(old);
         }
         let frontier = self.stream_write_frontier(lpn, stream, old);
-        self.program_host_page::<PLAIN>(lpn, frontier, content)
+        self.program_host_page::<PLAIN, LOG>(lpn, frontier, content)
     }
 
     /// The user decision of a host write on a stream path (plain, tracked,
@@ -129,7 +129,7 @@ impl Ssd {
     /// Programs host page `lpn` (already unmapped) into `frontier` and maps
     /// it: the tail of every one-to-one host write.
     #[inline(always)]
-    pub(super) fn program_host_page<const PLAIN: bool>(
+    pub(super) fn program_host_page<const PLAIN: bool, const LOG: bool>(
         &mut self,
         lpn: Lpn,
         frontier: usize,
@@ -143,6 +143,9 @@ impl Ssd {
             self.program_cells_in::<true>(ppn, block, lpn, content);
             if fills {
                 self.close_block(block);
+            }
+            if LOG {
+                self.log(FlashOp::Program { ppn, gc: false });
             }
             ppn
         } else {
