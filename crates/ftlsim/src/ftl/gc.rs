@@ -519,3 +519,64 @@ impl Ssd {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Ssd, SsdOptions, ValidWords};
+    use crate::config::Config;
+    use crate::flash::BlockState;
+    use crate::request::{BlockDevice, Op, Request};
+
+    /// The plain scan with the op log on (`stage_plain::<true>`) stages
+    /// the same copies as the general scan (`stage_each`) of the same
+    /// victim, and logs the same reads in the same order: checked on every
+    /// full block holding valid pages, after random overwrites.
+    #[test]
+    fn logged_plain_scan_stages_and_logs_as_the_general_one() {
+        let mut cfg = Config::default();
+        cfg.device.blocks = 64;
+        cfg.device.pages_per_block = 128;
+        cfg.device.spare_factor = 0.25;
+        let mut ssd = Ssd::new(&cfg, &SsdOptions::default()).expect("plans");
+        let logical = u64::from(ssd.logical_pages());
+        let (mut x, mut req) = (3u64, Request::default());
+        for i in 0..3 * logical {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let lpn = if i < logical { i } else { (x >> 33) % logical };
+            req.set(Op::Write, lpn, 1);
+            ssd.submit(&req).expect("writes");
+        }
+        ssd.enable_op_log();
+        let mut scanned = 0;
+        for victim in 0..ssd.geo.blocks {
+            let valid = ssd.blocks.valid[victim as usize];
+            if ssd.blocks.state[victim as usize] != BlockState::Full || valid == 0 {
+                continue;
+            }
+            let words = ValidWords::of(ssd.geo.first_page(victim), ssd.geo.pages_per_block);
+            let mut runs = Vec::new();
+            for plain in [false, true] {
+                ssd.clear_ops();
+                ssd.gc_buffer.clear();
+                if plain {
+                    ssd.stage_plain::<true>(words, 5, valid);
+                } else {
+                    ssd.stage_each(words, None, 5);
+                }
+                let staged: Vec<_> = ssd
+                    .gc_buffer
+                    .iter()
+                    .map(|p| (p.lpn, p.frontier, p.content))
+                    .collect();
+                assert_eq!(staged.len(), valid as usize, "block {victim}");
+                runs.push((staged, ssd.logged().to_vec()));
+            }
+            assert_eq!(runs[0], runs[1], "block {victim}");
+            scanned += 1;
+        }
+        assert!(scanned > 10, "{scanned} victims scanned");
+        ssd.gc_buffer.clear();
+    }
+}
