@@ -134,9 +134,11 @@ struct Batch {
 pub(super) struct Pipeline {
     batch: Batch,
     to_timer: Option<SyncSender<Batch>>,
-    /// Batches the timer is done with: one is kept to be filled again.
+    /// Batches the timer is done with, every one kept to be filled again:
+    /// a batch dropped here was replaced by a new one whose vectors (the
+    /// device's op log among them) grew again from empty.
     spent: Receiver<Batch>,
-    spare: Option<Batch>,
+    spare: Vec<Batch>,
 }
 
 /// The pending request between `begin` and `finish`.
@@ -198,9 +200,9 @@ impl Pipeline {
         // into the (cleared) vector the batch held, a spent batch's.
         dev.ssd_mut().take_ops(&mut self.batch.ops);
         while let Ok(spent) = self.spent.try_recv() {
-            self.spare = Some(spent);
+            self.spare.push(spent);
         }
-        let mut next = self.spare.take().unwrap_or_default();
+        let mut next = self.spare.pop().unwrap_or_default();
         next.requests.clear();
         let full = std::mem::replace(&mut self.batch, next);
         let sent = self
@@ -263,7 +265,7 @@ pub(super) fn pipelined<D: Target, T>(
             batch: Batch::default(),
             to_timer: Some(to_timer),
             spent,
-            spare: None,
+            spare: Vec::new(),
         };
         let driven = drive(dev, &mut pipe);
         pipe.close(dev);
