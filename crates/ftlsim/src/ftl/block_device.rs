@@ -103,7 +103,7 @@ impl Ssd {
     /// survival or reclaim groups; and the op log on exactly when `LOG`
     /// (a timed run's measured phase: the plain path then logs the same
     /// operations as the general one). Such a device (an untimed uniform
-    /// or hot/cold run, say, or its timed measured phase) is driven through
+    /// or hot/cold run, say, or a timed one's measured phase) is driven through
     /// [`crate::run::target::PlainSsd`]. Asked once per phase: none of
     /// these changes within one (the op log is attached before the
     /// measured phase starts).

@@ -135,8 +135,8 @@ pub(super) struct Pipeline {
     batch: Batch,
     to_timer: Option<SyncSender<Batch>>,
     /// Batches the timer is done with, every one kept to be filled again:
-    /// a batch dropped here was replaced by a new one whose vectors (the
-    /// device's op log among them) grew again from empty.
+    /// one dropped is replaced by a new batch whose vectors (the device's
+    /// op log among them) grow from empty again.
     spent: Receiver<Batch>,
     spare: Vec<Batch>,
 }
