@@ -33,7 +33,7 @@ const FORGET_AT: usize = 256;
 /// The one in ten that passes all four looks at the four below them the
 /// same way ([`Channel::place_beyond`]), and only the one in 34 that
 /// passes those too takes [`Channel::place_far`]'s binary search, about
-/// 160 instructions (issue 30; docs/hotpath.md, "The timed path").
+/// 160 instructions (issue 30; docs/hotpath-timed.md, "The timed path").
 const WINDOW: usize = 4;
 
 /// The slot after the last transfer: it never collides with one placed
