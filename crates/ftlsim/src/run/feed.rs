@@ -186,18 +186,12 @@ impl UniformLpns {
 }
 
 impl PlainSource for UniformLpns {
-    /// `Synthetic::next_write` with the stages a plain device has, the
-    /// second nearer the write: it reads the map entry the first fetched,
-    /// and at a chunk's pace (about 40 ns a write on the 64 GiB bench) 6
-    /// writes after the fetch was too soon, the read stalling for DRAM; 24
-    /// after, the map entry is there and the block state it points to,
-    /// in the caches' upper levels, still arrives in the 8 writes left
-    /// (docs/hotpath.md, "A block at a time").
+    /// `Synthetic::next_write` with the stages a plain device has.
     #[inline(always)]
     fn next_lpn(&mut self, tables: &PlainTables<'_>) -> u64 {
         let upcoming = self.draw.next_write();
         tables.prefetch_write(Prefetch::Drawn, upcoming, 0);
-        let mapped = self.ahead[(self.pos + LOOKAHEAD / 4) % LOOKAHEAD];
+        let mapped = self.ahead[(self.pos + LOOKAHEAD * 5 / 8) % LOOKAHEAD];
         tables.prefetch_write(Prefetch::Mapped, mapped, 0);
         let next = std::mem::replace(&mut self.ahead[self.pos % LOOKAHEAD], upcoming);
         self.pos = (self.pos + 1) % LOOKAHEAD;
@@ -243,7 +237,7 @@ impl Feed for Replay<'_> {
 }
 
 /// Requests read ahead of use.
-pub const LOOKAHEAD: usize = 32;
+pub const LOOKAHEAD: usize = 16;
 
 /// The generator's writes, drawn ahead: the start page and the content of
 /// the first page of each of the next `LOOKAHEAD` writes. The rest of a
