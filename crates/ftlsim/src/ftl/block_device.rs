@@ -238,7 +238,7 @@ impl BlockDevice for Ssd {
 
 #[cfg(test)]
 mod tests {
-    use crate::config::Config;
+    use crate::ftl::test_support::{lcg, small_config};
     use crate::ftl::{FlashOp, Ssd, SsdOptions};
     use crate::request::{BlockDevice, Op, Request};
 
@@ -250,10 +250,7 @@ mod tests {
     /// them, through enough GC to close, collect and reopen blocks.
     #[test]
     fn logged_plain_path_logs_as_the_general_one() {
-        let mut cfg = Config::default();
-        cfg.device.blocks = 64;
-        cfg.device.pages_per_block = 32;
-        cfg.device.spare_factor = 0.2;
+        let mut cfg = small_config(64, 32, 0.2);
         cfg.metrics.survival = true;
         let [mut general, mut plain] =
             [(); 2].map(|()| Ssd::new(&cfg, &SsdOptions::default()).expect("plans"));
@@ -264,10 +261,7 @@ mod tests {
         let (mut x, mut req) = (7u64, Request::default());
         let mut general_ops: Vec<FlashOp> = Vec::new();
         for i in 0..12 * logical {
-            // A small LCG, as in log_regime's test.
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            lcg(&mut x);
             let pages = 1 + (x >> 60) as u32 % 4;
             let lpn = (x >> 33) % (logical - u64::from(pages) + 1);
             let op = if i % 7 == 3 { Op::Read } else { Op::Write };

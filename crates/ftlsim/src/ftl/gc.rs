@@ -651,9 +651,9 @@ impl Ssd {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::{lcg, small_config};
     use super::super::{Ssd, SsdOptions, ValidWords};
     use super::GcStaged;
-    use crate::config::Config;
     use crate::flash::{BlockState, Lpn};
     use crate::request::{BlockDevice, Op, Request};
 
@@ -664,17 +664,12 @@ mod tests {
     /// pages, after random overwrites.
     #[test]
     fn logged_plain_scan_stages_and_logs_as_the_general_one() {
-        let mut cfg = Config::default();
-        cfg.device.blocks = 64;
-        cfg.device.pages_per_block = 128;
-        cfg.device.spare_factor = 0.25;
+        let cfg = small_config(64, 128, 0.25);
         let mut ssd = Ssd::new(&cfg, &SsdOptions::default()).expect("plans");
         let logical = u64::from(ssd.logical_pages());
         let (mut x, mut req) = (3u64, Request::default());
         for i in 0..3 * logical {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            lcg(&mut x);
             let lpn = if i < logical { i } else { (x >> 33) % logical };
             req.set(Op::Write, lpn, 1);
             ssd.submit(&req).expect("writes");

@@ -117,14 +117,12 @@ fn log_score(blocks: &BlockTable, i: usize, ppb: u32, now: u64, plan: &LogPlan) 
 #[cfg(test)]
 mod tests {
     use crate::config::{Config, PlacementSchemeConfig, Regime};
+    use crate::ftl::test_support::{lcg, small_config};
     use crate::ftl::{Ssd, SsdOptions};
     use crate::request::{BlockDevice, Op, Request};
 
     fn log_config(threshold: f64) -> Config {
-        let mut cfg = Config::default();
-        cfg.device.blocks = 64;
-        cfg.device.pages_per_block = 32;
-        cfg.device.spare_factor = 0.4;
+        let mut cfg = small_config(64, 32, 0.4);
         cfg.ftl.regime = Regime::Log;
         cfg.ftl.log_gc_garbage_threshold = Some(threshold);
         cfg.ftl.placement_scheme = Some(PlacementSchemeConfig::Nosep {});
@@ -142,10 +140,8 @@ mod tests {
         let mut x = 1u64;
         let mut req = Request::default();
         for i in 0..20 * logical {
-            // A small LCG: uniform overwrites after a sequential fill.
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            // Uniform overwrites after a sequential fill.
+            lcg(&mut x);
             let lpn = if i < logical { i } else { (x >> 33) % logical };
             let gcs = ssd.counters().gc_count;
             req.set(Op::Write, lpn, 1);

@@ -53,6 +53,8 @@ mod oplog;
 mod placement;
 mod plain_chunk;
 mod survival;
+#[cfg(test)]
+mod test_support;
 mod victims;
 mod wear;
 mod write;

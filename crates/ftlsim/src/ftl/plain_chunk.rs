@@ -251,7 +251,7 @@ impl Ssd {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    use crate::ftl::test_support::{lcg, small_config};
     use crate::ftl::SsdOptions;
     use crate::request::{Op, Request};
 
@@ -267,11 +267,7 @@ mod tests {
     }
 
     fn device() -> Ssd {
-        let mut cfg = Config::default();
-        cfg.device.blocks = 64;
-        cfg.device.pages_per_block = 32;
-        cfg.device.spare_factor = 0.25;
-        let ssd = Ssd::new(&cfg, &SsdOptions::default()).expect("plans");
+        let ssd = Ssd::new(&small_config(64, 32, 0.25), &SsdOptions::default()).expect("plans");
         assert!(ssd.writes_plain::<false>());
         ssd
     }
@@ -283,9 +279,7 @@ mod tests {
         let mut x = 7u64;
         let mut out: Vec<u64> = (0..count)
             .map(|i| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
+                lcg(&mut x);
                 match i {
                     i if i < logical => i,
                     _ if x >> 63 == 1 => (x >> 33) % 8,
