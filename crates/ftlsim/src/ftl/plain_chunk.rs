@@ -9,9 +9,9 @@
 //! progress points and the end of the budget, and sends the write that
 //! opens a block through `submit_plain`, as before.
 
-use super::{clear_valid_bit, set_valid_range, MapEntry, Ssd};
+use super::{clear_valid_bit, set_valid_range, FlashOp, MapEntry, Ssd};
 use crate::error::SimError;
-use crate::flash::{BlockState, Geometry, Lpn, NO_BLOCK};
+use crate::flash::{BlockState, Geometry, Lpn, Ppn, NO_BLOCK};
 use crate::mem::prefetch;
 use crate::metrics::LogHistogram;
 use crate::segments::VictimIndex;
@@ -70,6 +70,13 @@ impl Ssd {
         }
     }
 
+    /// The page the next write on `stream` programs, when its frontier
+    /// has a block open.
+    fn plain_next_page(&self, stream: u16) -> Ppn {
+        let block = self.frontiers[usize::from(stream)].block;
+        self.geo.first_page(block) + self.blocks.write_ptr[block as usize]
+    }
+
     /// Single-page writes `stream` may take as one chunk: the pages left in
     /// the block its frontier has open (0 when none is: the next write
     /// opens one, and may collect garbage first).
@@ -90,38 +97,71 @@ impl Ssd {
     /// requests through `submit_plain`. Each write that must open a block
     /// goes alone (`write_plain_opening`); those after it, up to the
     /// block's end, as one chunk.
-    pub(crate) fn write_plain_pages<S: PlainSource>(
+    ///
+    /// `LOG`: the op log is on (a timed run's measured phase), and each
+    /// write's operations are logged as `submit_plain::<true>` logs them;
+    /// `ends` then gets, for each write done, where its operations end in
+    /// the log (the timer's request boundaries: a write opening a block
+    /// logs its GC's operations before its own program).
+    pub(crate) fn write_plain_pages<S: PlainSource, const LOG: bool>(
         &mut self,
         stream: u16,
         pages: u64,
         source: &mut S,
+        ends: &mut Vec<u32>,
     ) -> Result<(), SimError> {
         let mut left = pages;
         while left > 0 {
             let room = self.plain_room(stream);
             if room == 0 {
-                self.write_plain_opening(stream, source)?;
+                self.write_plain_opening::<S, LOG>(stream, source)?;
+                if LOG {
+                    ends.push(self.logged_ops_u32());
+                }
                 left -= 1;
             } else {
                 let chunk = left.min(u64::from(room)) as u32;
-                self.write_plain_chunk(stream, chunk, source)?;
+                let (first, before) = (self.plain_next_page(stream), self.now_pages);
+                let written = self.write_plain_chunk(stream, chunk, source);
+                if LOG {
+                    // The writes done (those before a bad LPN too) each
+                    // program the chunk's next page and log that alone, as
+                    // `program_host_page` does: logged here, after the
+                    // chunk, whose loop is then the untimed one.
+                    let done = (self.now_pages - before) as u32;
+                    let logged = self.logged_ops_u32();
+                    if let Some(ops) = &mut self.ops {
+                        ops.extend((0..done).map(|i| FlashOp::Program {
+                            ppn: first + i,
+                            gc: false,
+                        }));
+                    }
+                    ends.extend(logged + 1..=logged + done);
+                }
+                written?;
                 left -= u64::from(chunk);
             }
         }
         Ok(())
     }
 
+    /// The op log's length as a request boundary (a timer's batch holds
+    /// fewer than `u32::MAX` operations).
+    fn logged_ops_u32(&self) -> u32 {
+        u32::try_from(self.logged_ops()).expect("a batch's operations fit in u32")
+    }
+
     /// One write as `submit_plain` makes it, for the write that opens a
     /// block (and may collect garbage first): once per block, out of line.
     #[inline(never)]
-    fn write_plain_opening<S: PlainSource>(
+    fn write_plain_opening<S: PlainSource, const LOG: bool>(
         &mut self,
         stream: u16,
         source: &mut S,
     ) -> Result<(), SimError> {
         let lpn = source.next_lpn(&self.plain_tables());
         let result = match self.check_lpn(lpn) {
-            Ok(lpn) => self.write_page_mapped::<true, false>(lpn, stream, 0),
+            Ok(lpn) => self.write_page_mapped::<true, LOG>(lpn, stream, 0),
             Err(e) => Err(e),
         };
         if result.is_ok() {
@@ -134,16 +174,17 @@ impl Ssd {
     /// `source`: the same effects, in the same order, as that many
     /// requests through `submit_plain`. `pages` is at most
     /// [`Ssd::plain_room`]. A bad LPN ends the chunk with the error
-    /// `submit_plain` gives, the writes before it done.
+    /// `submit_plain` gives, the writes before it done. Logs nothing (the
+    /// caller logs a timed chunk's programs after it).
     #[inline(never)]
-    pub(crate) fn write_plain_chunk<S: PlainSource>(
+    fn write_plain_chunk<S: PlainSource>(
         &mut self,
         stream: u16,
         pages: u32,
         source: &mut S,
     ) -> Result<(), SimError> {
         debug_assert!(
-            self.writes_plain::<false>(),
+            self.writes_plain::<false>() || self.writes_plain::<true>(),
             "a plain chunk on a device with features"
         );
         debug_assert!(
@@ -323,7 +364,7 @@ mod tests {
             }
             let n = take.len() as u64;
             by_chunk
-                .write_plain_pages(0, n, &mut List(take.into_iter()))
+                .write_plain_pages::<_, false>(0, n, &mut List(take.into_iter()), &mut Vec::new())
                 .expect("writes");
         }
         assert!(by_chunk.counters().gc_count > 0, "GC ran");
@@ -342,9 +383,50 @@ mod tests {
         let list = lpns(logical, logical + 40, Some(bad_at));
         let expected = by_requests(&mut by_request, &list).expect_err("a bad LPN");
         let got = by_chunk
-            .write_plain_pages(0, list.len() as u64, &mut List(list.into_iter()))
+            .write_plain_pages::<_, false>(
+                0,
+                list.len() as u64,
+                &mut List(list.into_iter()),
+                &mut Vec::new(),
+            )
             .expect_err("a bad LPN");
         assert_eq!(expected.to_string(), got.to_string());
+        assert_eq!(format!("{by_request:?}"), format!("{by_chunk:?}"));
+    }
+
+    /// With the op log on, chunks log what `submit_plain::<true>` logs for
+    /// the same writes, op for op, and `ends` marks where each write's
+    /// operations end: the timer's request boundaries.
+    #[test]
+    fn logged_chunks_log_what_requests_log() {
+        let mut by_request = device();
+        by_request.enable_op_log();
+        let mut by_chunk = by_request.clone();
+        assert!(by_chunk.writes_plain::<true>());
+        let logical = u64::from(by_request.logical_pages());
+        let list = lpns(logical, 6 * logical, None);
+        let mut req = Request::default();
+        let mut expected_ends = Vec::new();
+        for &lpn in &list {
+            req.set(Op::Write, lpn, 1);
+            by_request.submit_plain::<true>(&req).expect("writes");
+            expected_ends.push(by_request.logged_ops() as u32);
+        }
+        let mut ends = Vec::new();
+        let mut rest = list.into_iter();
+        for size in [3u64, 64, 1, 200, 17].iter().cycle() {
+            let take: Vec<u64> = rest.by_ref().take(*size as usize).collect();
+            if take.is_empty() {
+                break;
+            }
+            let n = take.len() as u64;
+            by_chunk
+                .write_plain_pages::<_, true>(0, n, &mut List(take.into_iter()), &mut ends)
+                .expect("writes");
+        }
+        assert!(by_chunk.counters().gc_count > 0, "GC ran");
+        assert_eq!(expected_ends, ends);
+        assert_eq!(by_request.logged(), by_chunk.logged());
         assert_eq!(format!("{by_request:?}"), format!("{by_chunk:?}"));
     }
 }

@@ -14,7 +14,7 @@
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
 use crate::error::{ConfigError, SimError};
-use crate::ftl::FlashOp;
+use crate::ftl::{FlashOp, Ssd};
 use crate::request::{Op, Request};
 use crate::timing::{self, Ticket, Timer};
 
@@ -92,6 +92,80 @@ impl Clock for Inline<'_> {
 
     fn end_batch(&mut self) {
         self.0.end_batch();
+    }
+}
+
+/// How the plain loop (`drive_plain_writes`) times its single-page
+/// writes: those of one call of the device at once, after it carried them
+/// out. (Its work does not depend on time: only with a timer that is
+/// [`Timer::detachable`].)
+pub(super) trait PlainClock {
+    /// The most writes the next call may take.
+    #[inline(always)]
+    fn room(&self) -> u64 {
+        u64::MAX
+    }
+
+    /// The device carried out writes whose operations end at `ends` in its
+    /// log (each starting where the one before ended), and then, if
+    /// `failed`, one more write that failed.
+    fn time_writes(&mut self, ssd: &mut Ssd, ends: &[u32], failed: bool) -> Result<(), SimError>;
+}
+
+impl PlainClock for Untimed {
+    #[inline(always)]
+    fn time_writes(&mut self, _: &mut Ssd, _: &[u32], _: bool) -> Result<(), SimError> {
+        Ok(())
+    }
+}
+
+impl PlainClock for Inline<'_> {
+    /// Each write as `begin` and `finish` time it one at a time.
+    fn time_writes(&mut self, ssd: &mut Ssd, ends: &[u32], failed: bool) -> Result<(), SimError> {
+        let timer = &mut *self.0;
+        let ops = ssd.logged();
+        let mut start = 0usize;
+        for &end in ends {
+            let ticket = timer.begin_detached(Op::Write, 1, None)?;
+            timer.finish_with(ticket, &ops[start..end as usize], false);
+            start = end as usize;
+        }
+        if failed {
+            let ticket = timer.begin_detached(Op::Write, 1, None)?;
+            timer.finish_with(ticket, &[], true);
+        }
+        ssd.clear_ops();
+        Ok(())
+    }
+}
+
+impl PlainClock for Pipeline {
+    /// A batch takes the device's whole log when it is sent, so a call's
+    /// writes end where the batch is full at the latest.
+    #[inline(always)]
+    fn room(&self) -> u64 {
+        (BATCH_REQUESTS - self.batch.requests.len()) as u64
+    }
+
+    /// Each write as `finish` hands it on one at a time.
+    fn time_writes(&mut self, ssd: &mut Ssd, ends: &[u32], failed: bool) -> Result<(), SimError> {
+        let write = |ops_end, failed| Timed {
+            op: Op::Write,
+            pages: 1,
+            arrival_ns: None,
+            ops_end,
+            failed,
+        };
+        let requests = &mut self.batch.requests;
+        requests.extend(ends.iter().map(|&end| write(end, false)));
+        if failed {
+            let end = u32::try_from(ssd.logged_ops()).expect("a batch's operations fit in u32");
+            requests.push(write(end, true));
+        }
+        if requests.len() >= BATCH_REQUESTS {
+            self.send(ssd)?;
+        }
+        Ok(())
     }
 }
 

@@ -3,7 +3,7 @@
 //! them. Static dispatch throughout: one compact copy per target, feed and
 //! clock.
 
-use super::clock::{self, Clock, Inline, Untimed};
+use super::clock::{self, Clock, Inline, PlainClock, Untimed};
 use super::feed::{self, Feed};
 use super::recorder::Recorder;
 use super::target::Target;
@@ -31,12 +31,15 @@ impl Driver {
         let ended = match workload {
             Workload::Fill => {
                 let chunks = timer.is_none() && !generator.has_content();
-                match dev.plain_writes().filter(|_| chunks) {
+                let plain = dev.plain_writes().filter(|ssd| ssd.writes_plain::<false>());
+                match plain.filter(|_| chunks) {
                     Some(ssd) => {
                         let mut fill = feed::FillLpns { next_lpn: 0 };
-                        let write =
-                            |ssd: &mut Ssd, pages| ssd.write_plain_pages(0, pages, &mut fill);
-                        drive_plain_writes(ssd, write, recorder, phase, budget, progress)?
+                        let write = |ssd: &mut Ssd, pages, ends: &mut Vec<u32>| {
+                            ssd.write_plain_pages::<_, false>(0, pages, &mut fill, ends)
+                        };
+                        let clock = &mut Untimed;
+                        drive_plain_writes(ssd, write, clock, recorder, phase, budget, progress)?
                     }
                     None => {
                         let feed = &mut feed::Fill {
@@ -50,15 +53,21 @@ impl Driver {
             }
             Workload::Writes => {
                 let synthetic = &mut self.synthetic;
-                let chunks = timer.is_none() && generator.single_page_writes();
-                match dev.plain_writes().filter(|_| chunks) {
+                // A chunk's writes are timed after the device carried them
+                // out: not with a timer that runs GC in the device's idle time.
+                let chunks =
+                    generator.single_page_writes() && timer.as_ref().is_none_or(|t| t.detachable());
+                let plain = dev.plain_writes().filter(|ssd| match timer {
+                    None => ssd.writes_plain::<false>(),
+                    Some(_) => ssd.writes_plain::<true>(),
+                });
+                match plain.filter(|_| chunks) {
                     Some(ssd) => {
                         let source = &mut feed::SyntheticLpns {
                             generator,
                             synthetic,
                         };
-                        let write = |ssd: &mut Ssd, pages| source.write_to(ssd, pages);
-                        drive_plain_writes(ssd, write, recorder, phase, budget, progress)?
+                        run_plain_writes(ssd, source, recorder, timer, phase, budget, progress)?
                     }
                     None => {
                         let feed = &mut feed::Writes {
@@ -139,6 +148,37 @@ fn run_loop<D: Target, F: Feed>(
     }
 }
 
+/// `run_loop` for the generator's single-page writes to a plain SSD, a
+/// block at a time: untimed, or timed after each call of the device on the
+/// loop's thread or a thread of its own (the op log then on).
+fn run_plain_writes(
+    ssd: &mut Ssd,
+    source: &mut feed::SyntheticLpns,
+    recorder: &mut Recorder,
+    timer: Option<&mut Timer>,
+    phase: Phase,
+    budget: Budget,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<bool, SimError> {
+    let logged =
+        |ssd: &mut Ssd, pages, ends: &mut Vec<u32>| source.write_to::<true>(ssd, pages, ends);
+    match timer {
+        None => {
+            let write = |ssd: &mut Ssd, pages, ends: &mut Vec<u32>| {
+                source.write_to::<false>(ssd, pages, ends)
+            };
+            drive_plain_writes(ssd, write, &mut Untimed, recorder, phase, budget, progress)
+        }
+        Some(t) if budget.pipeline => clock::pipelined(ssd, t, |ssd, pipe| {
+            drive_plain_writes(ssd, logged, pipe, recorder, phase, budget, progress)
+        }),
+        Some(t) => {
+            let clock = &mut Inline(t);
+            drive_plain_writes(ssd, logged, clock, recorder, phase, budget, progress)
+        }
+    }
+}
+
 /// The one request loop: until `budget.max_pages` host pages were written,
 /// `budget.max_requests` requests ran, or the feed ends (returns `true`
 /// then). Static dispatch throughout: one compact copy per target, feed and
@@ -213,17 +253,20 @@ fn checkpoint<D: Target>(
     Ok(())
 }
 
-/// `drive_requests` for single-page writes to a plain SSD, untimed (the
+/// `drive_requests` for single-page writes to a plain SSD (the
 /// generator's, or the sequential fill): the writes up to the loop's next
-/// event (a sample due, a progress point, the budget's end) go to the
-/// device in one call of `write`, which writes them a block at a time
-/// (`Ssd::write_plain_pages`). The same writes, samples and progress as
-/// `drive_requests` gives: one page per request, so the pages and
-/// requests counted are the same number.
+/// event (a sample due, a progress point, the budget's end, a full batch
+/// of the clock's) go to the device in one call of `write`, which writes
+/// them a block at a time (`Ssd::write_plain_pages`) and, timed, notes
+/// where each one's logged operations end; the clock then times them. The
+/// same writes, samples, progress and timing as `drive_requests` gives:
+/// one page per request, so the pages and requests counted are the same
+/// number.
 #[inline(never)]
-fn drive_plain_writes(
+fn drive_plain_writes<C: PlainClock>(
     ssd: &mut Ssd,
-    mut write: impl FnMut(&mut Ssd, u64) -> Result<(), SimError>,
+    mut write: impl FnMut(&mut Ssd, u64, &mut Vec<u32>) -> Result<(), SimError>,
+    clock: &mut C,
     recorder: &mut Recorder,
     phase: Phase,
     budget: Budget,
@@ -231,11 +274,16 @@ fn drive_plain_writes(
 ) -> Result<bool, SimError> {
     let limit = budget.max_pages.min(budget.max_requests);
     let mut requests = 0u64;
+    let mut ends = Vec::new();
     while requests < limit {
         let pages = (limit - requests)
             .min(recorder.pages_until_due(ssd).max(1))
-            .min(PROGRESS_EVERY_REQUESTS - requests % PROGRESS_EVERY_REQUESTS);
-        write(ssd, pages)?;
+            .min(PROGRESS_EVERY_REQUESTS - requests % PROGRESS_EVERY_REQUESTS)
+            .min(clock.room());
+        let written = write(ssd, pages, &mut ends);
+        clock.time_writes(ssd, &ends, written.is_err())?;
+        ends.clear();
+        written?;
         requests += pages;
         checkpoint(
             ssd,

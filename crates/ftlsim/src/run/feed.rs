@@ -133,15 +133,21 @@ pub struct SyntheticLpns<'a> {
 
 impl SyntheticLpns<'_> {
     /// `pages` of the generator's writes to a plain SSD, a block at a
-    /// time: through [`UniformLpns`] where the pattern allows.
-    pub fn write_to(&mut self, ssd: &mut Ssd, pages: u64) -> Result<(), SimError> {
+    /// time: through [`UniformLpns`] where the pattern allows. `LOG`,
+    /// `ends`: as `Ssd::write_plain_pages` takes them.
+    pub fn write_to<const LOG: bool>(
+        &mut self,
+        ssd: &mut Ssd,
+        pages: u64,
+        ends: &mut Vec<u32>,
+    ) -> Result<(), SimError> {
         match UniformLpns::take(self.generator, self.synthetic) {
             Some(mut uniform) => {
-                let written = ssd.write_plain_pages(0, pages, &mut uniform);
+                let written = ssd.write_plain_pages::<_, LOG>(0, pages, &mut uniform, ends);
                 uniform.put_back(self.generator, self.synthetic);
                 written
             }
-            None => ssd.write_plain_pages(0, pages, self),
+            None => ssd.write_plain_pages::<_, LOG>(0, pages, self, ends),
         }
     }
 }

@@ -32,6 +32,8 @@ pub trait Target: BlockDevice + ReadAhead {
     fn check_invariants(&self) -> Result<(), SimError>;
     /// The SSD when it may take the generator's single-page writes a
     /// chunk at a time (`run/drive.rs`): only a plain one driven alone.
+    /// The caller checks its op log (`Ssd::writes_plain::<LOG>`): on for a
+    /// timed phase, off otherwise.
     fn plain_writes(&mut self) -> Option<&mut Ssd> {
         None
     }
@@ -189,9 +191,8 @@ ssd_view!(PlainSsd<LOG>, submit_plain);
 impl<const LOG: bool> Target for PlainSsd<'_, LOG> {
     ssd_view_target!();
 
-    /// Not with the op log on: a chunk logs no operations.
     fn plain_writes(&mut self) -> Option<&mut Ssd> {
-        (!LOG).then_some(self.0)
+        Some(self.0)
     }
 }
 
