@@ -60,7 +60,7 @@ mod wear;
 mod write;
 
 pub use oplog::FlashOp;
-pub(crate) use plain_chunk::{PlainSource, PlainTables};
+pub(crate) use plain_chunk::{PlainSource, PlainTables, PlainWrite};
 pub use schemes::scheme_names;
 
 use rand_xoshiro::Xoshiro256PlusPlus;

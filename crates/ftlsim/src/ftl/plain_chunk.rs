@@ -50,6 +50,30 @@ impl PlainTables<'_> {
     }
 }
 
+/// A timed plain loop's writes as the timer needs them, in order
+/// (`Ssd::write_plain_pages` with the op log on).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PlainWrite {
+    /// A write that opened a block: its operations (its GC's, then its
+    /// program) are the op log's up to `ops_end`.
+    Logged { ops_end: u32 },
+    /// `writes` writes into one open block, each the program of the next
+    /// page from `first`: `program_host_page`'s one logged operation, made
+    /// here instead of logged ([`PlainWrite::program`]).
+    Run { first: Ppn, writes: u32 },
+}
+
+impl PlainWrite {
+    /// The operation of write `k` of a run from `first`.
+    #[inline(always)]
+    pub(crate) fn program(first: Ppn, k: u32) -> FlashOp {
+        FlashOp::Program {
+            ppn: first + k,
+            gc: false,
+        }
+    }
+}
+
 /// Where a chunk's writes come from: the next LPN, with the caller's
 /// read-ahead done against the tables.
 pub(crate) trait PlainSource {
@@ -98,17 +122,17 @@ impl Ssd {
     /// goes alone (`write_plain_opening`); those after it, up to the
     /// block's end, as one chunk.
     ///
-    /// `LOG`: the op log is on (a timed run's measured phase), and each
-    /// write's operations are logged as `submit_plain::<true>` logs them;
-    /// `ends` then gets, for each write done, where its operations end in
-    /// the log (the timer's request boundaries: a write opening a block
-    /// logs its GC's operations before its own program).
+    /// `LOG`: the op log is on (a timed run's measured phase). A write
+    /// that opens a block logs its operations as `submit_plain::<true>`
+    /// does (its GC's, then its program); a chunk's writes, each only the
+    /// program of the block's next page, are not logged but noted as a run.
+    /// `writes` gets each, in order: what the timer needs of them.
     pub(crate) fn write_plain_pages<S: PlainSource, const LOG: bool>(
         &mut self,
         stream: u16,
         pages: u64,
         source: &mut S,
-        ends: &mut Vec<u32>,
+        writes: &mut Vec<PlainWrite>,
     ) -> Result<(), SimError> {
         let mut left = pages;
         while left > 0 {
@@ -116,39 +140,28 @@ impl Ssd {
             if room == 0 {
                 self.write_plain_opening::<S, LOG>(stream, source)?;
                 if LOG {
-                    ends.push(self.logged_ops_u32());
+                    let ops_end =
+                        u32::try_from(self.logged_ops()).expect("a batch's operations fit in u32");
+                    writes.push(PlainWrite::Logged { ops_end });
                 }
                 left -= 1;
             } else {
                 let chunk = left.min(u64::from(room)) as u32;
                 let (first, before) = (self.plain_next_page(stream), self.now_pages);
                 let written = self.write_plain_chunk(stream, chunk, source);
-                if LOG {
-                    // The writes done (those before a bad LPN too) each
-                    // program the chunk's next page and log that alone, as
-                    // `program_host_page` does: logged here, after the
-                    // chunk, whose loop is then the untimed one.
-                    let done = (self.now_pages - before) as u32;
-                    let logged = self.logged_ops_u32();
-                    if let Some(ops) = &mut self.ops {
-                        ops.extend((0..done).map(|i| FlashOp::Program {
-                            ppn: first + i,
-                            gc: false,
-                        }));
-                    }
-                    ends.extend(logged + 1..=logged + done);
+                // The writes done, those before a bad LPN too.
+                let done = (self.now_pages - before) as u32;
+                if LOG && done > 0 {
+                    writes.push(PlainWrite::Run {
+                        first,
+                        writes: done,
+                    });
                 }
                 written?;
                 left -= u64::from(chunk);
             }
         }
         Ok(())
-    }
-
-    /// The op log's length as a request boundary (a timer's batch holds
-    /// fewer than `u32::MAX` operations).
-    fn logged_ops_u32(&self) -> u32 {
-        u32::try_from(self.logged_ops()).expect("a batch's operations fit in u32")
     }
 
     /// One write as `submit_plain` makes it, for the write that opens a
@@ -394,11 +407,11 @@ mod tests {
         assert_eq!(format!("{by_request:?}"), format!("{by_chunk:?}"));
     }
 
-    /// With the op log on, chunks log what `submit_plain::<true>` logs for
-    /// the same writes, op for op, and `ends` marks where each write's
-    /// operations end: the timer's request boundaries.
+    /// With the op log on, chunks give the timer each write's operations
+    /// as `submit_plain::<true>` logs them, op for op: a write that opens a
+    /// block in the log, a chunk's as a run of programs.
     #[test]
-    fn logged_chunks_log_what_requests_log() {
+    fn logged_chunks_give_the_operations_requests_log() {
         let mut by_request = device();
         by_request.enable_op_log();
         let mut by_chunk = by_request.clone();
@@ -406,27 +419,53 @@ mod tests {
         let logical = u64::from(by_request.logical_pages());
         let list = lpns(logical, 6 * logical, None);
         let mut req = Request::default();
-        let mut expected_ends = Vec::new();
+        let mut expected = Vec::new();
         for &lpn in &list {
             req.set(Op::Write, lpn, 1);
             by_request.submit_plain::<true>(&req).expect("writes");
-            expected_ends.push(by_request.logged_ops() as u32);
+            expected.push(by_request.logged().to_vec());
+            by_request.clear_ops();
         }
-        let mut ends = Vec::new();
+        let mut got = Vec::new();
         let mut rest = list.into_iter();
         for size in [3u64, 64, 1, 200, 17].iter().cycle() {
             let take: Vec<u64> = rest.by_ref().take(*size as usize).collect();
             if take.is_empty() {
                 break;
             }
-            let n = take.len() as u64;
+            let mut writes = Vec::new();
             by_chunk
-                .write_plain_pages::<_, true>(0, n, &mut List(take.into_iter()), &mut ends)
+                .write_plain_pages::<_, true>(
+                    0,
+                    take.len() as u64,
+                    &mut List(take.into_iter()),
+                    &mut writes,
+                )
                 .expect("writes");
+            let mut start = 0;
+            for write in writes {
+                match write {
+                    PlainWrite::Logged { ops_end } => {
+                        got.push(by_chunk.logged()[start..ops_end as usize].to_vec());
+                        start = ops_end as usize;
+                    }
+                    PlainWrite::Run { first, writes } => {
+                        got.extend((0..writes).map(|k| vec![PlainWrite::program(first, k)]));
+                    }
+                }
+            }
+            assert_eq!(
+                start,
+                by_chunk.logged_ops(),
+                "every logged operation is a write's"
+            );
+            by_chunk.clear_ops();
         }
         assert!(by_chunk.counters().gc_count > 0, "GC ran");
-        assert_eq!(expected_ends, ends);
-        assert_eq!(by_request.logged(), by_chunk.logged());
+        assert_eq!(expected.len(), got.len());
+        for (i, (e, g)) in expected.iter().zip(&got).enumerate() {
+            assert_eq!(e, g, "write {i}'s operations");
+        }
         assert_eq!(format!("{by_request:?}"), format!("{by_chunk:?}"));
     }
 }

@@ -14,7 +14,8 @@
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
 use crate::error::{ConfigError, SimError};
-use crate::ftl::{FlashOp, Ssd};
+use crate::flash::Ppn;
+use crate::ftl::{FlashOp, PlainWrite, Ssd};
 use crate::request::{Op, Request};
 use crate::timing::{self, Ticket, Timer};
 
@@ -106,29 +107,55 @@ pub(super) trait PlainClock {
         u64::MAX
     }
 
-    /// The device carried out writes whose operations end at `ends` in its
-    /// log (each starting where the one before ended), and then, if
-    /// `failed`, one more write that failed.
-    fn time_writes(&mut self, ssd: &mut Ssd, ends: &[u32], failed: bool) -> Result<(), SimError>;
+    /// The device carried out `writes` (`Ssd::write_plain_pages`), and
+    /// then, if `failed`, one more write that failed.
+    fn time_writes(
+        &mut self,
+        ssd: &mut Ssd,
+        writes: &[PlainWrite],
+        failed: bool,
+    ) -> Result<(), SimError>;
 }
 
 impl PlainClock for Untimed {
     #[inline(always)]
-    fn time_writes(&mut self, _: &mut Ssd, _: &[u32], _: bool) -> Result<(), SimError> {
+    fn time_writes(&mut self, _: &mut Ssd, _: &[PlainWrite], _: bool) -> Result<(), SimError> {
         Ok(())
     }
 }
 
+/// Times `writes` single-page writes, each the program of the next page
+/// from `first` (`PlainWrite::Run`), as `Timer::begin` and `Timer::finish`
+/// time such a write.
+#[inline(always)]
+fn time_run(timer: &mut Timer, first: Ppn, writes: u32) -> Result<(), SimError> {
+    for k in 0..writes {
+        let ticket = timer.begin_detached(Op::Write, 1, None)?;
+        timer.finish_with(ticket, &[PlainWrite::program(first, k)], false);
+    }
+    Ok(())
+}
+
 impl PlainClock for Inline<'_> {
     /// Each write as `begin` and `finish` time it one at a time.
-    fn time_writes(&mut self, ssd: &mut Ssd, ends: &[u32], failed: bool) -> Result<(), SimError> {
+    fn time_writes(
+        &mut self,
+        ssd: &mut Ssd,
+        writes: &[PlainWrite],
+        failed: bool,
+    ) -> Result<(), SimError> {
         let timer = &mut *self.0;
         let ops = ssd.logged();
         let mut start = 0usize;
-        for &end in ends {
-            let ticket = timer.begin_detached(Op::Write, 1, None)?;
-            timer.finish_with(ticket, &ops[start..end as usize], false);
-            start = end as usize;
+        for write in writes {
+            match *write {
+                PlainWrite::Logged { ops_end } => {
+                    let ticket = timer.begin_detached(Op::Write, 1, None)?;
+                    timer.finish_with(ticket, &ops[start..ops_end as usize], false);
+                    start = ops_end as usize;
+                }
+                PlainWrite::Run { first, writes } => time_run(timer, first, writes)?,
+            }
         }
         if failed {
             let ticket = timer.begin_detached(Op::Write, 1, None)?;
@@ -144,25 +171,42 @@ impl PlainClock for Pipeline {
     /// writes end where the batch is full at the latest.
     #[inline(always)]
     fn room(&self) -> u64 {
-        (BATCH_REQUESTS - self.batch.requests.len()) as u64
+        (BATCH_REQUESTS - self.batch.count) as u64
     }
 
-    /// Each write as `finish` hands it on one at a time.
-    fn time_writes(&mut self, ssd: &mut Ssd, ends: &[u32], failed: bool) -> Result<(), SimError> {
-        let write = |ops_end, failed| Timed {
+    /// Each logged write as `finish` hands it on, a run whole.
+    fn time_writes(
+        &mut self,
+        ssd: &mut Ssd,
+        writes: &[PlainWrite],
+        failed: bool,
+    ) -> Result<(), SimError> {
+        let write = |ops_end, failed| Timed::Request {
             op: Op::Write,
             pages: 1,
             arrival_ns: None,
             ops_end,
             failed,
         };
-        let requests = &mut self.batch.requests;
-        requests.extend(ends.iter().map(|&end| write(end, false)));
+        let batch = &mut self.batch;
+        for w in writes {
+            match *w {
+                PlainWrite::Logged { ops_end } => {
+                    batch.requests.push(write(ops_end, false));
+                    batch.count += 1;
+                }
+                PlainWrite::Run { first, writes } => {
+                    batch.requests.push(Timed::Run { first, writes });
+                    batch.count += writes as usize;
+                }
+            }
+        }
         if failed {
             let end = u32::try_from(ssd.logged_ops()).expect("a batch's operations fit in u32");
-            requests.push(write(end, true));
+            batch.requests.push(write(end, true));
+            batch.count += 1;
         }
-        if requests.len() >= BATCH_REQUESTS {
+        if batch.count >= BATCH_REQUESTS {
             self.send(ssd)?;
         }
         Ok(())
@@ -177,16 +221,22 @@ const BATCH_REQUESTS: usize = 2048;
 /// Batches in flight between the threads (besides the one each holds).
 const BATCHES_IN_FLIGHT: usize = 2;
 
-/// What the timer needs of one request.
+/// What the timer needs of one request, or of a run of a plain loop's
+/// writes.
 #[derive(Debug, Clone, Copy)]
-struct Timed {
-    op: Op,
-    pages: u32,
-    arrival_ns: Option<u64>,
-    /// Where its operations end in the batch's operations (they start where
-    /// the previous request's end).
-    ops_end: u32,
-    failed: bool,
+enum Timed {
+    Request {
+        op: Op,
+        pages: u32,
+        arrival_ns: Option<u64>,
+        /// Where its operations end in the batch's operations (they start
+        /// where the previous request's end).
+        ops_end: u32,
+        failed: bool,
+    },
+    /// Single-page writes, each the program of the next page from `first`
+    /// (`PlainWrite::Run`): none of their operations is in the batch's.
+    Run { first: Ppn, writes: u32 },
 }
 
 /// Requests carried out by the device, in order, with their flash
@@ -196,6 +246,8 @@ struct Timed {
 struct Batch {
     requests: Vec<Timed>,
     ops: Vec<FlashOp>,
+    /// Requests in `requests`, a run counting each of its writes.
+    count: usize,
 }
 
 /// The device's side of the pipeline: collects each request's operations
@@ -238,14 +290,15 @@ impl Clock for Pipeline {
         failed: bool,
     ) -> Result<Option<timing::Completion>, SimError> {
         let ops_end = dev.ssd().logged_ops();
-        self.batch.requests.push(Timed {
+        self.batch.requests.push(Timed::Request {
             op: ticket.op,
             pages: ticket.pages,
             arrival_ns: ticket.arrival_ns,
             ops_end: u32::try_from(ops_end).expect("a batch's operations fit in u32"),
             failed,
         });
-        if self.batch.requests.len() >= BATCH_REQUESTS {
+        self.batch.count += 1;
+        if self.batch.count >= BATCH_REQUESTS {
             self.send(dev)?;
         }
         Ok(None)
@@ -274,6 +327,7 @@ impl Pipeline {
         }
         let mut next = self.spare.pop().unwrap_or_default();
         next.requests.clear();
+        next.count = 0;
         let full = std::mem::replace(&mut self.batch, next);
         let sent = self
             .to_timer
@@ -303,11 +357,22 @@ fn time_batches(
 ) -> Result<(), SimError> {
     for batch in batches {
         let mut start = 0usize;
-        for r in &batch.requests {
-            let end = r.ops_end as usize;
-            let ticket = timer.begin_detached(r.op, r.pages, r.arrival_ns)?;
-            timer.finish_with(ticket, &batch.ops[start..end], r.failed);
-            start = end;
+        for timed in &batch.requests {
+            match *timed {
+                Timed::Request {
+                    op,
+                    pages,
+                    arrival_ns,
+                    ops_end,
+                    failed,
+                } => {
+                    let end = ops_end as usize;
+                    let ticket = timer.begin_detached(op, pages, arrival_ns)?;
+                    timer.finish_with(ticket, &batch.ops[start..end], failed);
+                    start = end;
+                }
+                Timed::Run { first, writes } => time_run(timer, first, writes)?,
+            }
         }
         // Nobody waiting for it any more is fine: the run is ending.
         let _ = spent.send(batch);

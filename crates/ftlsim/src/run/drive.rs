@@ -9,7 +9,7 @@ use super::recorder::Recorder;
 use super::target::Target;
 use super::{Budget, Driver, Progress, Workload, PROGRESS_EVERY_REQUESTS};
 use crate::error::SimError;
-use crate::ftl::Ssd;
+use crate::ftl::{PlainWrite, Ssd};
 use crate::metrics::Phase;
 use crate::request::Op;
 use crate::timing::Timer;
@@ -35,8 +35,8 @@ impl Driver {
                 match plain.filter(|_| chunks) {
                     Some(ssd) => {
                         let mut fill = feed::FillLpns { next_lpn: 0 };
-                        let write = |ssd: &mut Ssd, pages, ends: &mut Vec<u32>| {
-                            ssd.write_plain_pages::<_, false>(0, pages, &mut fill, ends)
+                        let write = |ssd: &mut Ssd, pages, writes: &mut Vec<PlainWrite>| {
+                            ssd.write_plain_pages::<_, false>(0, pages, &mut fill, writes)
                         };
                         let clock = &mut Untimed;
                         drive_plain_writes(ssd, write, clock, recorder, phase, budget, progress)?
@@ -160,12 +160,13 @@ fn run_plain_writes(
     budget: Budget,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<bool, SimError> {
-    let logged =
-        |ssd: &mut Ssd, pages, ends: &mut Vec<u32>| source.write_to::<true>(ssd, pages, ends);
+    let logged = |ssd: &mut Ssd, pages, writes: &mut Vec<PlainWrite>| {
+        source.write_to::<true>(ssd, pages, writes)
+    };
     match timer {
         None => {
-            let write = |ssd: &mut Ssd, pages, ends: &mut Vec<u32>| {
-                source.write_to::<false>(ssd, pages, ends)
+            let write = |ssd: &mut Ssd, pages, writes: &mut Vec<PlainWrite>| {
+                source.write_to::<false>(ssd, pages, writes)
             };
             drive_plain_writes(ssd, write, &mut Untimed, recorder, phase, budget, progress)
         }
@@ -258,14 +259,14 @@ fn checkpoint<D: Target>(
 /// event (a sample due, a progress point, the budget's end, a full batch
 /// of the clock's) go to the device in one call of `write`, which writes
 /// them a block at a time (`Ssd::write_plain_pages`) and, timed, notes
-/// where each one's logged operations end; the clock then times them. The
+/// what the timer needs of each (`PlainWrite`); the clock then times them. The
 /// same writes, samples, progress and timing as `drive_requests` gives:
 /// one page per request, so the pages and requests counted are the same
 /// number.
 #[inline(never)]
 fn drive_plain_writes<C: PlainClock>(
     ssd: &mut Ssd,
-    mut write: impl FnMut(&mut Ssd, u64, &mut Vec<u32>) -> Result<(), SimError>,
+    mut write: impl FnMut(&mut Ssd, u64, &mut Vec<PlainWrite>) -> Result<(), SimError>,
     clock: &mut C,
     recorder: &mut Recorder,
     phase: Phase,
@@ -274,15 +275,15 @@ fn drive_plain_writes<C: PlainClock>(
 ) -> Result<bool, SimError> {
     let limit = budget.max_pages.min(budget.max_requests);
     let mut requests = 0u64;
-    let mut ends = Vec::new();
+    let mut writes = Vec::new();
     while requests < limit {
         let pages = (limit - requests)
             .min(recorder.pages_until_due(ssd).max(1))
             .min(PROGRESS_EVERY_REQUESTS - requests % PROGRESS_EVERY_REQUESTS)
             .min(clock.room());
-        let written = write(ssd, pages, &mut ends);
-        clock.time_writes(ssd, &ends, written.is_err())?;
-        ends.clear();
+        let written = write(ssd, pages, &mut writes);
+        clock.time_writes(ssd, &writes, written.is_err())?;
+        writes.clear();
         written?;
         requests += pages;
         checkpoint(

@@ -9,7 +9,7 @@
 use super::clock::Clock;
 use super::target::{Prefetch, ReadAhead, Target};
 use crate::error::SimError;
-use crate::ftl::{PlainSource, PlainTables, Ssd};
+use crate::ftl::{PlainSource, PlainTables, PlainWrite, Ssd};
 use crate::request::{Completion, Op, Request, RequestSource};
 use crate::timing;
 use crate::workload::{Generator, UniformDraw};
@@ -134,20 +134,20 @@ pub struct SyntheticLpns<'a> {
 impl SyntheticLpns<'_> {
     /// `pages` of the generator's writes to a plain SSD, a block at a
     /// time: through [`UniformLpns`] where the pattern allows. `LOG`,
-    /// `ends`: as `Ssd::write_plain_pages` takes them.
+    /// `writes`: as `Ssd::write_plain_pages` takes them.
     pub fn write_to<const LOG: bool>(
         &mut self,
         ssd: &mut Ssd,
         pages: u64,
-        ends: &mut Vec<u32>,
+        writes: &mut Vec<PlainWrite>,
     ) -> Result<(), SimError> {
         match UniformLpns::take(self.generator, self.synthetic) {
             Some(mut uniform) => {
-                let written = ssd.write_plain_pages::<_, LOG>(0, pages, &mut uniform, ends);
+                let written = ssd.write_plain_pages::<_, LOG>(0, pages, &mut uniform, writes);
                 uniform.put_back(self.generator, self.synthetic);
                 written
             }
-            None => ssd.write_plain_pages::<_, LOG>(0, pages, self, ends),
+            None => ssd.write_plain_pages::<_, LOG>(0, pages, self, writes),
         }
     }
 }
