@@ -40,6 +40,14 @@ impl Ssd {
         self.ops.as_ref().map_or(0, Vec::len)
     }
 
+    /// [`Ssd::logged_ops`] as where a request's operations end, the
+    /// boundary a timer's batch records (a batch holds fewer than
+    /// `u32::MAX` operations).
+    #[inline]
+    pub(crate) fn logged_ops_end(&self) -> u32 {
+        u32::try_from(self.logged_ops()).expect("a batch's operations fit in u32")
+    }
+
     /// The operations recorded since the log was last taken or cleared,
     /// read in place (the timer on the loop's thread schedules them
     /// straight from here: no vector changes hands per request).

@@ -94,11 +94,15 @@ impl Ssd {
         }
     }
 
-    /// The page the next write on `stream` programs, when its frontier
-    /// has a block open.
-    fn plain_next_page(&self, stream: u16) -> Ppn {
+    /// The block `stream`'s frontier has open, and the page the next write
+    /// on it programs.
+    #[inline(always)]
+    fn plain_next_page(&self, stream: u16) -> (u32, Ppn) {
         let block = self.frontiers[usize::from(stream)].block;
-        self.geo.first_page(block) + self.blocks.write_ptr[block as usize]
+        (
+            block,
+            self.geo.first_page(block) + self.blocks.write_ptr[block as usize],
+        )
     }
 
     /// Single-page writes `stream` may take as one chunk: the pages left in
@@ -140,22 +144,25 @@ impl Ssd {
             if room == 0 {
                 self.write_plain_opening::<S, LOG>(stream, source)?;
                 if LOG {
-                    let ops_end =
-                        u32::try_from(self.logged_ops()).expect("a batch's operations fit in u32");
+                    let ops_end = self.logged_ops_end();
                     writes.push(PlainWrite::Logged { ops_end });
                 }
                 left -= 1;
             } else {
                 let chunk = left.min(u64::from(room)) as u32;
-                let (first, before) = (self.plain_next_page(stream), self.now_pages);
+                // Where the run starts, and the clock before it (an untimed
+                // chunk needs neither).
+                let start = LOG.then(|| (self.plain_next_page(stream).1, self.now_pages));
                 let written = self.write_plain_chunk(stream, chunk, source);
-                // The writes done, those before a bad LPN too.
-                let done = (self.now_pages - before) as u32;
-                if LOG && done > 0 {
-                    writes.push(PlainWrite::Run {
-                        first,
-                        writes: done,
-                    });
+                if let Some((first, before)) = start {
+                    // The writes done, those before a bad LPN too.
+                    let done = (self.now_pages - before) as u32;
+                    if done > 0 {
+                        writes.push(PlainWrite::Run {
+                            first,
+                            writes: done,
+                        });
+                    }
                 }
                 written?;
                 left -= u64::from(chunk);
@@ -187,8 +194,8 @@ impl Ssd {
     /// `source`: the same effects, in the same order, as that many
     /// requests through `submit_plain`. `pages` is at most
     /// [`Ssd::plain_room`]. A bad LPN ends the chunk with the error
-    /// `submit_plain` gives, the writes before it done. Logs nothing (the
-    /// caller logs a timed chunk's programs after it).
+    /// `submit_plain` gives, the writes before it done. Logs nothing: a
+    /// timed chunk's writes go to the timer as a run (`write_plain_pages`).
     #[inline(never)]
     fn write_plain_chunk<S: PlainSource>(
         &mut self,
@@ -204,9 +211,8 @@ impl Ssd {
             pages <= self.plain_room(stream),
             "a plain chunk past its block"
         );
-        let block = self.frontiers[usize::from(stream)].block;
+        let (block, start) = self.plain_next_page(stream);
         let b = block as usize;
-        let start = self.geo.first_page(block) + self.blocks.write_ptr[b];
         let logical_pages = u64::from(self.logical_pages);
         let mut now = self.now_pages;
         let mut done = 0u32;

@@ -202,8 +202,7 @@ impl PlainClock for Pipeline {
             }
         }
         if failed {
-            let end = u32::try_from(ssd.logged_ops()).expect("a batch's operations fit in u32");
-            batch.requests.push(write(end, true));
+            batch.requests.push(write(ssd.logged_ops_end(), true));
             batch.count += 1;
         }
         if batch.count >= BATCH_REQUESTS {
@@ -289,12 +288,11 @@ impl Clock for Pipeline {
         ticket: Pending,
         failed: bool,
     ) -> Result<Option<timing::Completion>, SimError> {
-        let ops_end = dev.ssd().logged_ops();
         self.batch.requests.push(Timed::Request {
             op: ticket.op,
             pages: ticket.pages,
             arrival_ns: ticket.arrival_ns,
-            ops_end: u32::try_from(ops_end).expect("a batch's operations fit in u32"),
+            ops_end: dev.ssd().logged_ops_end(),
             failed,
         });
         self.batch.count += 1;
